@@ -1,0 +1,61 @@
+"""The errors polytok raises on purpose.
+
+Every error polytok raises deliberately derives from `PolytokError`. A file that
+cannot be read raises `FormatError`, which carries the file, the key path inside
+it (e.g. ``pre_tokenizer.pretokenizers[1].type``), and where it applies the byte
+offset or line, both as attributes and in the message.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PolytokError", "FormatError", "EncodeError", "DecodeError"]
+
+
+class PolytokError(Exception):
+    """Base of every error polytok raises on purpose."""
+
+
+class FormatError(PolytokError, ValueError):
+    """A tokenizer file that cannot be read, with the place where it goes wrong."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        key: str | None = None,
+        offset: int | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.reason = message
+        self.file = file
+        self.key = key
+        self.offset = offset
+        self.line = line
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        where = []
+        if self.file:
+            where.append(str(self.file))
+        if self.key:
+            where.append(f"key {self.key}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.offset is not None:
+            where.append(f"byte offset {self.offset}")
+        return f"{': '.join(where)}: {self.reason}" if where else self.reason
+
+    def with_file(self, file: str) -> "FormatError":
+        """The same error, naming `file` (readers add it when they know it)."""
+        if self.file:
+            return self
+        return FormatError(self.reason, file=file, key=self.key, offset=self.offset, line=self.line)
+
+
+class EncodeError(PolytokError, ValueError):
+    """Text that the tokenizer cannot encode, where the reference engine raises too."""
+
+
+class DecodeError(PolytokError, ValueError):
+    """Ids that cannot be decoded."""

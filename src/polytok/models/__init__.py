@@ -1,0 +1,53 @@
+"""Models: the stage that turns one pre-token into ids.
+
+``tokenize(piece) -> list[int]`` is the fast path; ``tokenize_spans(piece)``
+returns ``(id, start, end)`` with character offsets into `piece` for
+`encode_full` (a token covering part of a character, e.g. a byte-fallback
+piece, covers that whole character, as HF's char offsets do).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._config import as_object, join
+from ..errors import FormatError
+
+
+class Model(Protocol):
+    def tokenize(self, piece: str) -> list[int]: ...
+
+    def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]: ...
+
+    def token_to_id(self, token: str) -> int | None: ...
+
+    def id_to_token(self, id: int) -> str | None: ...
+
+    def get_vocab(self) -> dict[str, int]: ...
+
+    def vocab_size(self) -> int: ...
+
+
+REGISTRY: dict[str, Any] = {}
+
+
+def from_config(d: Any, path: str = "model") -> Model:
+    d = as_object(d, path)
+    kind = d.get("type")
+    if kind is None:
+        kind = _guess_untyped(d)
+    cls = REGISTRY.get(kind)
+    if cls is None:
+        raise FormatError(f"unknown model type {kind!r}", key=join(path, "type"))
+    return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+def _guess_untyped(d: dict[str, Any]) -> str:
+    """Old files carry no ``type``; HF then tries each model's fields in turn."""
+    if "merges" in d:
+        return "BPE"
+    if isinstance(d.get("vocab"), list):
+        return "Unigram"
+    if "continuing_subword_prefix" in d or "max_input_chars_per_word" in d:
+        return "WordPiece"
+    return "WordLevel"

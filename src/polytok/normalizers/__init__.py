@@ -1,0 +1,38 @@
+"""Normalizers: the stage that rewrites the text of each piece between added tokens.
+
+Every normalizer offers two entry points with the same result text:
+``normalize(text) -> str`` (the fast path of `Tokenizer.encode`) and
+``normalize_aligned(ns)`` (in place on a `NormalizedString`, keeping each
+character's original offsets for `encode_full`, HF ``transform_range`` rules).
+
+``from_config(d, path)`` builds one from its ``tokenizer.json`` object; an
+unknown ``type`` raises `FormatError` naming the key path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._config import as_object, join
+from ..errors import FormatError
+from ..normalized import NormalizedString
+
+
+class Normalizer(Protocol):
+    def normalize(self, text: str) -> str: ...
+
+    def normalize_aligned(self, ns: NormalizedString) -> None: ...
+
+
+REGISTRY: dict[str, Any] = {}
+
+
+def from_config(d: Any, path: str = "normalizer") -> Normalizer:
+    d = as_object(d, path)
+    kind = d.get("type")
+    if kind is None:
+        raise FormatError("missing required key 'type'", key=path)
+    cls = REGISTRY.get(kind)
+    if cls is None:
+        raise FormatError(f"unknown normalizer type {kind!r}", key=join(path, "type"))
+    return cls.from_config(d, path)  # type: ignore[no-any-return]

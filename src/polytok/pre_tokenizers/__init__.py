@@ -1,0 +1,43 @@
+"""Pre-tokenizers: the stage that cuts each normalized piece into words for the model.
+
+Every pre-tokenizer offers two entry points with the same pieces:
+``pre_tokenize(text, at_origin) -> list[str]`` (fast path; `at_origin` tells
+whether the piece starts at original offset 0, which only Metaspace's
+``prepend_scheme="first"`` reads) and
+``pre_tokenize_aligned(ns) -> list[NormalizedString]`` (offsets path).
+Empty pieces are dropped, as HF ``PreTokenizedString::split`` does.
+
+``exact_without_alignment`` is False for the rare pipelines whose fast path
+cannot know a piece's original offset (Metaspace ``first`` after a splitting
+pre-tokenizer); the tokenizer then encodes through the aligned path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._config import as_object, join
+from ..errors import FormatError
+from ..normalized import NormalizedString
+
+
+class PreTokenizer(Protocol):
+    exact_without_alignment: bool
+
+    def pre_tokenize(self, text: str, at_origin: bool) -> list[str]: ...
+
+    def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]: ...
+
+
+REGISTRY: dict[str, Any] = {}
+
+
+def from_config(d: Any, path: str = "pre_tokenizer") -> PreTokenizer:
+    d = as_object(d, path)
+    kind = d.get("type")
+    if kind is None:
+        raise FormatError("missing required key 'type'", key=path)
+    cls = REGISTRY.get(kind)
+    if cls is None:
+        raise FormatError(f"unknown pre-tokenizer type {kind!r}", key=join(path, "type"))
+    return cls.from_config(d, path)  # type: ignore[no-any-return]

@@ -1,0 +1,142 @@
+"""Oniguruma (Ruby syntax) patterns from tokenizer files, run with the `regex` module.
+
+HF tokenizers 0.23.3 compiles every ``{"Regex": …}`` pattern of ``Split``,
+``Replace`` (normalizer and decoder) and the ByteLevel GPT-2 pattern with the
+onig crate (``tokenizers/src/utils/onig.rs``, Ruby syntax), and walks matches
+with onig's ``find_iter``; ``tokenizer/pattern.rs`` turns them into a covering
+list of ``((start, end), is_match)`` pieces. This module translates the few
+constructs whose meaning differs in Python's `regex` (table in
+reference/hf_tokenizers.md §3.5) and reproduces onig's iteration over empty
+matches (§3.4).
+
+Translations (upstream construct → polytok):
+- ``\\w`` → ``[\\p{L}\\p{M}\\p{N}\\p{Pc}]`` (onig counts No/Nl such as ``²`` and
+  excludes ZWJ; `regex`'s ``\\w`` does the opposite); ``\\W`` its complement.
+- ``\\h`` / ``\\H`` → hex digit class / its complement.
+- ``^`` → ``^(?!\\z)`` with MULTILINE: onig's ``^`` is always a line anchor but
+  does not match at the very end of a string ending in a newline.
+- ``$`` → ``$`` with MULTILINE (end of any line).
+- ``\\Z`` → ``(?=\\n?\\z)``; ``\\z`` → ``\\Z`` (absolute end in `regex`).
+- ``(?m)`` / ``(?m:…)`` → ``(?s)``: in Ruby syntax ``m`` is dot-matches-newline.
+Everything else (``\\p{…}``, POSIX brackets, look-around, possessive and atomic
+groups, ``\\x{…}``) has the same meaning in both engines.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from .errors import FormatError
+
+_WORD = r"\p{L}\p{M}\p{N}\p{Pc}"
+_HEX = "0-9a-fA-F"
+
+# escapes translated outside / inside a character class
+_OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "h": f"[{_HEX}]", "H": f"[^{_HEX}]",
+            "Z": r"(?=\n?\z)", "z": r"\Z"}
+_INSIDE = {"w": _WORD, "h": _HEX}
+
+
+def translate(pattern: str) -> str:
+    """The `regex`-module spelling of an Oniguruma (Ruby syntax) pattern."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    depth = 0  # character-class nesting
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            table = _INSIDE if depth else _OUTSIDE
+            out.append(table.get(e, c + e))
+            i += 2
+            continue
+        if depth:
+            if c == "[":
+                depth += 1
+            elif c == "]":
+                depth -= 1
+            out.append(c)
+        elif c == "[":
+            depth = 1
+            out.append(c)
+            # a ']' right after '[' or '[^' is a literal member
+            if pattern.startswith("^]", i + 1):
+                out.append("^]")
+                i += 2
+            elif pattern.startswith("]", i + 1):
+                out.append("]")
+                i += 1
+        elif c == "^":
+            out.append(r"(?:^(?!\z))")
+        elif c == "(" and pattern.startswith("(?", i):
+            j = i + 2
+            while j < n and pattern[j] in "imx-":
+                j += 1
+            if j < n and pattern[j] in ":)" and j > i + 2:
+                flags = pattern[i + 2:j].replace("m", "s")
+                out.append("(?" + flags)
+                i = j
+                continue
+            out.append(c)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def compile_onig(pattern: str, key: str = "pattern") -> "regex.Pattern[str]":
+    """Compile an Oniguruma pattern; a pattern that does not compile names `key`."""
+    try:
+        return regex.compile(translate(pattern), regex.MULTILINE)
+    except (regex.error, ValueError, OverflowError) as exc:
+        raise FormatError(f"invalid regular expression {pattern!r}: {exc}", key=key) from None
+
+
+@lru_cache(maxsize=256)
+def compile_literal(literal: str) -> "regex.Pattern[str]":
+    """A ``{"String": s}`` pattern: `s` taken literally."""
+    return regex.compile(regex.escape(literal))
+
+
+def match_spans(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
+    """The (start, end) of every match, iterated as onig's ``find_iter`` does.
+
+    After an empty match at the position where the previous match ended, onig
+    steps one character forward instead of retrying there, so ``x*`` on
+    ``"abxxc"`` gives (0,0) (1,1) (2,4) (5,5), where Python gives an extra (4,4).
+    """
+    if not text:
+        return []
+    spans: list[tuple[int, int]] = []
+    pos, last_end, n = 0, -1, len(text)
+    search = pattern.search
+    while pos <= n:
+        m = search(text, pos)
+        if m is None:
+            break
+        s, e = m.span()
+        if s == e and e == last_end:
+            pos = s + 1
+            continue
+        spans.append((s, e))
+        last_end = pos = e
+    return spans
+
+
+def find_matches(pattern: "regex.Pattern[str]", text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+    """Covering list of ``(start, end, is_match)`` pieces (HF ``Pattern::find_matches``)."""
+    if not text:
+        return [(0, 0, invert)]
+    pieces: list[tuple[int, int, bool]] = []
+    prev = 0
+    for s, e in match_spans(pattern, text):
+        if prev != s:
+            pieces.append((prev, s, invert))
+        pieces.append((s, e, not invert))
+        prev = e
+    if prev != len(text):
+        pieces.append((prev, len(text), invert))
+    return pieces

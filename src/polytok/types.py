@@ -1,0 +1,4 @@
+"""Type aliases for the domain's integers."""
+
+TokenId = int
+Rank = int
