@@ -1,0 +1,27 @@
+"""polytok: load the tokenizer of any LLM, in whichever format it ships, and tokenize
+exactly as that format's reference engine does.
+
+    >>> import polytok
+    >>> tok = polytok.load("gpt2")
+    >>> tok.encode("Hello world")
+    [15496, 995]
+"""
+
+from .encoding import Encoding as Encoding
+from .errors import DecodeError as DecodeError
+from .errors import EncodeError as EncodeError
+from .errors import FormatError as FormatError
+from .errors import PolytokError as PolytokError
+from .formats import load as load
+from .special import AddedToken as AddedToken
+from .special import SpecialTokens as SpecialTokens
+from .tokenizer import Tokenizer as Tokenizer
+from .truncation import Padding as Padding
+from .truncation import Truncation as Truncation
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
+    "PolytokError", "FormatError", "EncodeError", "DecodeError",
+]

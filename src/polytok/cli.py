@@ -1,0 +1,210 @@
+"""The ``polytok`` command line: encode, decode, count, inspect.
+
+Errors print one line (``polytok: error: …``) and exit with status 1 (2 for bad usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__, load
+from .errors import PolytokError
+from .special import SpecialTokens
+from .tokenizer import Tokenizer
+
+DEFAULT_MODEL = "gpt2"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="polytok", description="Tokenize exactly as the reference engines do.")
+    p.add_argument("--version", action="version", version=f"polytok {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def modes(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--special", choices=["parse", "text"], default="parse",
+                       help="parse special-token markers in the text (default) or read them as text")
+        q.add_argument("--no-add-special", action="store_true",
+                       help="do not add the post-processor's special tokens (BOS/EOS, [CLS]…)")
+
+    enc = sub.add_parser("encode", help="print the ids of a text",
+                         description="Encode TEXT (or stdin with -) with MODEL (default: the built-in gpt2).")
+    enc.add_argument("args", nargs="+", metavar="[MODEL] TEXT")
+    enc.add_argument("--tokens", action="store_true", help="print the pieces too")
+    enc.add_argument("--json", action="store_true", help="print JSON (ids, tokens, offsets)")
+    modes(enc)
+
+    dec = sub.add_parser("decode", help="print the text of ids")
+    dec.add_argument("model")
+    dec.add_argument("ids", nargs="+", help="ids (or - to read them from stdin)")
+    dec.add_argument("--skip-special", action="store_true", help="leave special tokens out")
+
+    cnt = sub.add_parser("count", help="count the tokens of files")
+    cnt.add_argument("model")
+    cnt.add_argument("files", nargs="+", help="files (- for stdin)")
+    modes(cnt)
+
+    ins = sub.add_parser("inspect", help="describe a tokenizer")
+    ins.add_argument("model", nargs="?", default=DEFAULT_MODEL)
+    ins.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(_COMMANDS[args.command](args) or 0)
+    except PolytokError as exc:
+        print(f"polytok: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _read_text(arg: str) -> str:
+    return sys.stdin.read() if arg == "-" else arg
+
+
+def _encode(args: argparse.Namespace) -> int:
+    if len(args.args) > 2:
+        raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
+    model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
+    tok = load(model)
+    add_special = not args.no_add_special
+    if args.json or args.tokens:
+        enc = tok.encode_full(_read_text(text), add_special=add_special, special=args.special)
+        if args.json:
+            print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}, ensure_ascii=False))
+        else:
+            for id_, piece in zip(enc.ids, enc.tokens):
+                print(f"{id_}\t{piece!r}")
+        return 0
+    print(" ".join(map(str, tok.encode(_read_text(text), add_special=add_special, special=args.special))))
+    return 0
+
+
+def _decode(args: argparse.Namespace) -> int:
+    tok = load(args.model)
+    raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
+    try:
+        ids = [int(x) for x in raw]
+    except ValueError as exc:
+        raise PolytokError(f"ids must be integers: {exc}") from None
+    sys.stdout.write(tok.decode(ids, skip_special=args.skip_special) + "\n")
+    return 0
+
+
+class _Progress:
+    """A one-line progress meter on stderr, shown only for long work on a terminal."""
+
+    def __init__(self, total: int, out: TextIO = sys.stderr) -> None:
+        self.total, self.done, self.out = total, 0, out
+        self.start = self.last = time.monotonic()
+        self.enabled = out.isatty() and total > 4_000_000
+
+    def update(self, n: int, tokens: int) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.enabled and now - self.last > 0.2:
+            self.last = now
+            rate = self.done / max(now - self.start, 1e-9) / 1e6
+            self.out.write(f"\r{100 * self.done / self.total:5.1f}%  {tokens:,} tokens  {rate:.2f} MB/s")
+            self.out.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.out.write("\r" + " " * 60 + "\r")
+
+
+def _count(args: argparse.Namespace) -> int:
+    tok = load(args.model)
+    sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
+    progress = _Progress(sum(sizes))
+    grand = 0
+    for name in args.files:
+        total = _count_one(tok, name, args, progress, grand)
+        grand += total
+        print(f"{total}\t{name}")
+    progress.close()
+    if len(args.files) > 1:
+        print(f"{grand}\ttotal")
+    return 0
+
+
+def _count_one(tok: Tokenizer, name: str, args: argparse.Namespace, progress: _Progress, base: int) -> int:
+    try:
+        stream = sys.stdin if name == "-" else open(name, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise PolytokError(f"{name}: {exc.strerror}") from None
+    total = 0
+    with stream:
+        try:
+            for line in stream:
+                total += len(tok.encode(line, add_special=False, special=args.special))
+                progress.update(len(line.encode("utf-8", "surrogatepass")), base + total)
+        except UnicodeDecodeError as exc:
+            raise PolytokError(f"{name}: not UTF-8 text ({exc.reason})") from None
+    if not args.no_add_special:
+        total += len(tok.encode("", add_special=True, special=args.special))
+    return total
+
+
+def describe(tok: Tokenizer) -> dict[str, Any]:
+    """What `inspect` shows: format, pipeline, special tokens and how each mode treats them."""
+
+    def shape(component: Any) -> Any:
+        if component is None:
+            return None
+        name = type(component).__name__
+        children = [getattr(component, a, None) for a in ("normalizers", "pretokenizers", "processors", "decoders")]
+        for group in children:
+            if isinstance(group, list):
+                return {name: [shape(c) for c in group]}
+        return name
+
+    added = []
+    for id_, entry in sorted(tok.added.id_to_entry.items()):
+        added.append({"id": id_, "content": entry.content, "special": entry.special,
+                      "parsed_in_parse_mode": True, "parsed_in_text_mode": not entry.special,
+                      "flags": [f for f in ("lstrip", "rstrip", "single_word", "normalized") if getattr(entry, f)]})
+    return {
+        "source": tok.metadata.get("source"), "format": tok.metadata.get("format"),
+        "model": type(tok.model).__name__, "vocab_size": len(tok),
+        "pipeline": {"normalizer": shape(tok.normalizer), "pre_tokenizer": shape(tok.pre_tokenizer),
+                     "post_processor": shape(tok.post_processor), "decoder": shape(tok.decoder)},
+        "defaults": {"add_special": True, "special": str(SpecialTokens.PARSE), "skip_special": False,
+                     "with_special_tokens_added": tok.encode("", add_special=True)},
+        "added_tokens": added,
+        "named_special_tokens": tok.metadata.get("special_tokens", {}),
+    }
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    info = describe(load(args.model))
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"source:         {info['source']}")
+    print(f"format:         {info['format']}")
+    print(f"model:          {info['model']} ({info['vocab_size']} ids with added tokens)")
+    for stage, value in info["pipeline"].items():
+        print(f"{stage + ':':<16}{json.dumps(value) if value else '-'}")
+    print(f"defaults:       add_special=True special=parse skip_special=False; "
+          f"empty text encodes to {info['defaults']['with_special_tokens_added']}")
+    print(f"added tokens:   {len(info['added_tokens'])} (parse mode parses all; text mode only non-special)")
+    for t in info["added_tokens"][:200]:
+        mode = "special" if t["special"] else "added  "
+        print(f"  {t['id']:>8}  {mode}  {t['content']!r}  {' '.join(t['flags'])}")
+    if len(info["added_tokens"]) > 200:
+        print(f"  … {len(info['added_tokens']) - 200} more (use --json)")
+    return 0
+
+
+_COMMANDS = {"encode": _encode, "decode": _decode, "count": _count, "inspect": _inspect}

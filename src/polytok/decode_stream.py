@@ -1,0 +1,55 @@
+"""Incremental decoding: text comes out as soon as it is complete.
+
+HF tokenizers 0.23.3 ``tokenizers/src/tokenizer/mod.rs`` (``step_decode_stream``,
+``DecodeStream``): the stream re-decodes a small window of ids, keeping the
+previous chunk's tokens as left context so decoders that treat the first token
+specially (Metaspace, Strip) do not eat spaces, and holds text back while it
+ends in U+FFFD (an incomplete UTF-8 sequence). Lengths are compared in UTF-8
+bytes, as in Rust. Where HF returns None, `step` returns "".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import DecodeError
+
+if TYPE_CHECKING:
+    from .tokenizer import Tokenizer
+
+
+def _utf8_len(s: str) -> int:
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
+class DecodeStream:
+    """Feed ids one at a time with `step`; each call returns the text they completed."""
+
+    def __init__(self, tokenizer: "Tokenizer", skip_special: bool = False) -> None:
+        self._tokenizer = tokenizer
+        self._skip = skip_special
+        self._ids: list[int] = []
+        self._prefix = ""
+        self._prefix_index = 0
+
+    def step(self, id: int | list[int]) -> str:
+        """Add one id (or several); return the new text, or "" while it is incomplete."""
+        decode = self._tokenizer.decode
+        if not self._prefix and self._ids:
+            candidate = decode(self._ids, self._skip)
+            if not candidate.endswith("\ufffd"):
+                self._prefix = candidate
+                self._prefix_index = len(self._ids)
+        self._ids.extend(id if isinstance(id, list) else [id])
+        text = decode(self._ids, self._skip)
+        if _utf8_len(text) <= _utf8_len(self._prefix) or text.endswith("\ufffd"):
+            return ""
+        if not text.startswith(self._prefix):
+            raise DecodeError(f"decode stream: the text so far {text!r} no longer starts with the "
+                              f"text already emitted {self._prefix!r} (at id {self._ids[-1]})")
+        new_text = text[len(self._prefix):]
+        next_index = len(self._ids) - self._prefix_index
+        self._ids = self._ids[self._prefix_index:]
+        self._prefix = decode(self._ids, self._skip)
+        self._prefix_index = next_index
+        return new_text

@@ -1,0 +1,174 @@
+"""Reader for HF ``tokenizer.json`` files and Hugging Face model folders.
+
+HF tokenizers 0.23.3 ``tokenizers/src/tokenizer/serialization.rs``
+(``TokenizerImpl`` deserialization: ``version`` must be "1.0" when present,
+only ``model`` is required, unknown keys ignored, ``added_tokens`` re-added in
+one ``add_tokens`` call after the model and normalizer exist, so file ids are
+not used). A model folder may also hold ``tokenizer_config.json``,
+``special_tokens_map.json`` and ``added_tokens.json`` (transformers 5.x,
+``tokenization_utils_base.py``); from them polytok keeps the chat template and
+the named special tokens, and adds — with the same ``add_tokens`` rule — any
+added token they declare that ``tokenizer.json`` does not already hold.
+
+This module only reads: it validates the JSON and builds the shared components.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any, TypedDict
+
+from .. import decoders, models, normalizers, post_processors, pre_tokenizers
+from .._config import as_object, join, optional, required
+from ..errors import FormatError
+from ..special import AddedToken
+from ..tokenizer import Tokenizer
+from ..truncation import Padding, Truncation
+
+__all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
+
+
+class AddedTokenEntry(TypedDict):
+    id: int
+    content: str
+    single_word: bool
+    lstrip: bool
+    rstrip: bool
+    normalized: bool
+    special: bool
+
+
+_ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line."""
+    try:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path),
+                          line=exc.lineno, offset=exc.pos) from None
+
+
+def _added_token(d: Any, path: str) -> AddedToken:
+    d = as_object(d, path)
+    content = required(d, "content", str, path)
+    required(d, "id", int, path)
+    flags = {k: required(d, k, bool, path) for k in _ADDED_FLAGS}
+    return AddedToken(content, **flags)
+
+
+def _component(builder: Any, d: dict[str, Any], key: str) -> Any:
+    value = d.get(key)
+    return None if value is None else builder(value, key)
+
+
+def parse_tokenizer_json(data: Any, *, metadata: dict[str, Any] | None = None) -> Tokenizer:
+    """Build a `Tokenizer` from the parsed JSON object of a ``tokenizer.json``."""
+    data = as_object(data, "")
+    version = data.get("version")
+    if version is not None and version != "1.0":
+        raise FormatError(f"unknown tokenizer version {version!r} (expected \"1.0\")", key="version")
+    if "model" not in data:
+        raise FormatError("missing required key 'model'", key="model")
+    model = models.from_config(data["model"], "model")
+    normalizer = _component(normalizers.from_config, data, "normalizer")
+    raw_added = optional(data, "added_tokens", list, "", [])
+    added = [_added_token(t, join("added_tokens", i)) for i, t in enumerate(raw_added)]
+    truncation = optional(data, "truncation", dict, "")
+    padding = optional(data, "padding", dict, "")
+    return Tokenizer(
+        model,
+        normalizer=normalizer,
+        pre_tokenizer=_component(pre_tokenizers.from_config, data, "pre_tokenizer"),
+        post_processor=_component(post_processors.from_config, data, "post_processor"),
+        decoder=_component(decoders.from_config, data, "decoder"),
+        added_tokens=added,
+        truncation=Truncation.from_config(truncation) if truncation is not None else None,
+        padding=Padding.from_config(padding) if padding is not None else None,
+        metadata=metadata,
+    )
+
+
+def read_tokenizer_json(path: str | Path) -> Tokenizer:
+    """Load one ``tokenizer.json`` (or ``.json.gz``) file."""
+    path = Path(path)
+    try:
+        return parse_tokenizer_json(read_json(path), metadata={"format": "tokenizer.json", "source": str(path)})
+    except FormatError as exc:
+        raise exc.with_file(str(path)) from None
+
+
+def read_model_folder(folder: str | Path) -> Tokenizer:
+    """Load a Hugging Face model folder: ``tokenizer.json`` plus its config files."""
+    folder = Path(folder)
+    main = folder / "tokenizer.json"
+    if not main.exists() and (folder / "tokenizer.json.gz").exists():
+        main = folder / "tokenizer.json.gz"
+    tok = read_tokenizer_json(main)
+    tok.metadata["source"] = str(folder)
+    config = _optional_json(folder / "tokenizer_config.json")
+    tok.metadata["config"] = config
+    extra = _config_added_tokens(folder, config)
+    new = [t for t in extra if tok.added.token_to_id(t.content) is None]
+    if new:
+        tok.add_tokens(new)
+        tok.metadata["added_from_config"] = [t.content for t in new]
+    tok.metadata["special_tokens"] = _named_special_tokens(folder, config)
+    return tok
+
+
+def _optional_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise FormatError("expected a JSON object", file=str(path))
+    return data
+
+
+def _config_added_tokens(folder: Path, config: dict[str, Any]) -> list[AddedToken]:
+    """Added tokens declared beside tokenizer.json, in id order (transformers' order)."""
+    path = str(folder / "tokenizer_config.json")
+    decoder = config.get("added_tokens_decoder")
+    if isinstance(decoder, dict):
+        out = []
+        for key in sorted(decoder, key=lambda k: int(k) if str(k).isdigit() else -1):
+            entry = as_object(decoder[key], f"added_tokens_decoder.{key}")
+            try:
+                content = required(entry, "content", str, f"added_tokens_decoder.{key}")
+                flags = {k: bool(entry.get(k, k == "normalized" and not entry.get("special", False)))
+                         for k in _ADDED_FLAGS}
+            except FormatError as exc:
+                raise exc.with_file(path) from None
+            out.append(AddedToken(content, **flags))
+        return out
+    legacy = _optional_json(folder / "added_tokens.json")
+    return [AddedToken(content, special=False, normalized=True)
+            for content, _ in sorted(legacy.items(), key=lambda kv: kv[1]) if isinstance(content, str)]
+
+
+def _named_special_tokens(folder: Path, config: dict[str, Any]) -> dict[str, str]:
+    """``bos_token`` … ``mask_token`` as strings, from the config or special_tokens_map.json."""
+    names = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+    sources = [config, _optional_json(folder / "special_tokens_map.json")]
+    out: dict[str, str] = {}
+    for name in names:
+        for source in sources:
+            value = source.get(name)
+            if isinstance(value, dict):
+                value = value.get("content")
+            if isinstance(value, str):
+                out[name] = value
+                break
+    return out

@@ -1,0 +1,236 @@
+"""The added/special-token table and the split of text around it — one module for every format.
+
+HF tokenizers 0.23.3, ``tokenizers/src/tokenizer/added_vocabulary.rs``:
+``add_tokens`` (id assignment, normalized patterns), ``refresh_added_tokens``
+(one matcher over the non-normalized contents, one over the normalized
+patterns), ``find_matches`` (leftmost-longest, then single_word / lstrip /
+rstrip and ``encode_special_tokens``) and ``extract_and_normalize`` (raw pass,
+then a pass over each normalized piece).
+
+Engine differences are options here, never a second copy: HF's
+``encode_special_tokens`` is ``parse_special=False`` (`SpecialTokens.AS_TEXT`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import regex
+
+from .chars import WHITE_SPACE
+
+__all__ = ["SpecialTokens", "AddedToken", "AddedVocabulary", "TokenTrie"]
+
+
+class SpecialTokens(StrEnum):
+    """Whether a literal special-token marker in the text is parsed as that token.
+
+    ``PARSE`` (``"parse"``): ``<|im_end|>`` in the text becomes its one id — HF's
+    default, llama.cpp's ``parse_special=true``, tiktoken's ``allowed_special="all"``.
+    ``AS_TEXT`` (``"text"``): it is tokenized as ordinary text — HF's
+    ``encode_special_tokens=True``, llama.cpp's ``parse_special=false``,
+    tiktoken's ``encode_ordinary``. Non-special added tokens match either way.
+    """
+
+    PARSE = "parse"
+    AS_TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class AddedToken:
+    """One added-vocabulary entry with HF's flags (HF default: ``normalized = not special``)."""
+
+    content: str
+    special: bool = False
+    single_word: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    normalized: bool = True
+
+
+class _Vocab(Protocol):
+    def token_to_id(self, token: str) -> int | None: ...
+
+    def vocab_size(self) -> int: ...
+
+
+class _Normalizer(Protocol):
+    def normalize(self, text: str) -> str: ...
+
+
+class TokenTrie:
+    """Leftmost-longest matching of a fixed set of strings (HF uses a daachorse automaton).
+
+    A candidate-position regex (the set of first characters) skips text that
+    cannot start a match, so text without markers costs one regex scan.
+    """
+
+    __slots__ = ("_root", "_first")
+
+    def __init__(self, entries: dict[str, int]) -> None:
+        root: dict[Any, Any] = {}
+        for text, value in entries.items():
+            node = root
+            for c in text:
+                node = node.setdefault(c, {})
+            node[None] = value
+        self._root = root
+        firsts = sorted(k for k in root if k is not None)
+        self._first = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") if firsts else None
+
+    def find_all(self, text: str) -> list[tuple[int, int, int]]:
+        """Non-overlapping leftmost-longest matches ``(start, end, value)``."""
+        if self._first is None:
+            return []
+        out: list[tuple[int, int, int]] = []
+        root, search, n = self._root, self._first.search, len(text)
+        pos = 0
+        while True:
+            m = search(text, pos)
+            if m is None:
+                return out
+            start = m.start()
+            node, i, best = root, start, None
+            while i < n:
+                node = node.get(text[i])
+                if node is None:
+                    break
+                i += 1
+                if None in node:
+                    best = (i, node[None])
+            if best is None:
+                pos = start + 1
+                continue
+            out.append((start, best[0], best[1]))
+            pos = best[0]
+
+
+# Rust `regex` crate Unicode classes, as HF's single_word / lstrip / rstrip checks use them.
+_WORD_CHAR = r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]"
+_WORD = regex.compile(_WORD_CHAR)
+_SPACES_AT_START = regex.compile(r"[\p{White_Space}]*")
+
+Split = tuple[int, int, int | None]  # (start, end, added-token id or None for free text)
+
+
+class AddedVocabulary:
+    """HF's added vocabulary: ids, flags, the special set and the two matchers."""
+
+    def __init__(self) -> None:
+        self.content_to_id: dict[str, int] = {}
+        self.id_to_entry: dict[int, AddedToken] = {}
+        self.normalized_form: dict[int, str] = {}
+        self.special_contents: set[str] = set()
+        self._raw: TokenTrie | None = None
+        self._normed: TokenTrie | None = None
+
+    def __len__(self) -> int:
+        return len(self.content_to_id)
+
+    def add_tokens(self, tokens: list[AddedToken], model: _Vocab, normalizer: _Normalizer | None) -> None:
+        """Add `tokens` in one call, assigning ids as HF ``add_tokens`` does (file ids are not used)."""
+        size = model.vocab_size()
+        if self.id_to_entry:
+            top = max(self.id_to_entry)
+            next_id = top + 1 if top >= size or size == 0 else size
+        else:
+            next_id = size
+        for token in tokens:
+            if not token.content:
+                continue
+            known = self.content_to_id.get(token.content)
+            if known is not None and self.id_to_entry.get(known) == token:
+                continue
+            new_id = known if known is not None else model.token_to_id(token.content)
+            if new_id is None:
+                new_id, next_id = next_id, next_id + 1
+            if token.normalized and normalizer is not None:
+                normed = normalizer.normalize(token.content)
+                if normed != token.content:
+                    self.normalized_form[new_id] = normed
+            self.content_to_id[token.content] = new_id
+            if token.special:
+                self.special_contents.add(token.content)
+            self.id_to_entry[new_id] = token
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        raw: dict[str, int] = {}
+        normed: dict[str, int] = {}
+        for id_, token in self.id_to_entry.items():
+            if token.normalized:
+                normed[self.normalized_form.get(id_, token.content)] = id_
+            else:
+                raw[token.content] = id_
+        self._raw = TokenTrie(raw) if raw else None
+        self._normed = TokenTrie(normed) if normed else None
+
+    # -- lookups ----------------------------------------------------------------------
+
+    def token_to_id(self, content: str) -> int | None:
+        return self.content_to_id.get(content)
+
+    def decode_string(self, id_: int) -> str | None:
+        """The string an added id decodes through (its normalized form when that differs)."""
+        entry = self.id_to_entry.get(id_)
+        if entry is None:
+            return None
+        return self.normalized_form.get(id_, entry.content)
+
+    def is_special_string(self, s: str) -> bool:
+        return s in self.special_contents
+
+    @property
+    def has_normalized(self) -> bool:
+        return self._normed is not None
+
+    # -- splitting --------------------------------------------------------------------
+
+    def split_raw(self, text: str, parse_special: bool) -> list[Split]:
+        """First pass: non-normalized added tokens in the raw text."""
+        return self._split(text, self._raw, parse_special)
+
+    def split_normalized(self, text: str, parse_special: bool) -> list[Split]:
+        """Second pass: normalized added tokens in one normalized piece."""
+        return self._split(text, self._normed, parse_special)
+
+    def _split(self, text: str, trie: TokenTrie | None, parse_special: bool) -> list[Split]:
+        if not text:
+            return [(0, 0, None)]
+        if trie is None:
+            return [(0, len(text), None)]
+        splits: list[Split] = []
+        prev_end = 0
+        for start, stop, id_ in trie.find_all(text):
+            entry = self.id_to_entry[id_]
+            if not parse_special and entry.content in self.special_contents:
+                continue  # stays text, but its span is not searched again
+            if entry.single_word and not _is_single_word(text, start, stop):
+                continue
+            if entry.lstrip:
+                start = max(_spaces_before(text, start), prev_end)
+            if entry.rstrip:
+                # subtle: not bounded by the next match, so two token spans can overlap (as in HF).
+                stop = _SPACES_AT_START.match(text, stop).end()  # type: ignore[union-attr]
+            if prev_end < start:
+                splits.append((prev_end, start, None))
+            splits.append((start, stop, id_))
+            prev_end = stop
+        if prev_end != len(text):
+            splits.append((prev_end, len(text), None))
+        return splits
+
+
+def _is_single_word(text: str, start: int, stop: int) -> bool:
+    before_ok = start == 0 or _WORD.match(text, start - 1) is None
+    after_ok = stop == len(text) or _WORD.match(text, stop) is None
+    return before_ok and after_ok
+
+
+def _spaces_before(text: str, start: int) -> int:
+    """Start of the run of White_Space characters that ends at `start`."""
+    while start > 0 and text[start - 1] in WHITE_SPACE:
+        start -= 1
+    return start

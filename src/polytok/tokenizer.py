@@ -1,0 +1,373 @@
+"""`Tokenizer`: runs the five stages, for every format.
+
+    text ─► special-token split ─► normalize ─► pre-tokenize ─► model ─► post-process ─► ids
+    ids  ─► decode (pieces ─► text, or a stream of text deltas)
+
+Glossary, used everywhere in polytok:
+- ``id``: an int, a row of the embedding matrix;
+- ``piece``: a vocabulary entry as stored, e.g. ``"Ġthe"``, ``"▁the"``, ``"<0x0A>"``;
+- ``token_bytes``: the raw bytes a piece stands for;
+- ``rank``: BPE merge priority, lower merges first (BPE / tiktoken);
+- ``score``: a log-probability or priority, higher is better (SentencePiece / Unigram);
+- ``special``: an entry of the special/added-token table (`polytok.special`);
+- ``control``, ``user_defined``, ``byte``: the GGUF token types, as llama.cpp names them.
+
+The order of the stages and how they meet follows HF tokenizers 0.23.3
+``tokenizers/src/tokenizer/mod.rs`` (``encode_single_sequence``,
+``post_process``, ``decode``) and ``pre_tokenizer.rs`` (``into_encoding``:
+word ids are split indices). `encode` is the fast path: plain strings and id
+lists, no offsets. `encode_full` keeps a `NormalizedString` per piece to
+report HF's `Encoding`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .decoders import Decoder
+from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
+from .errors import DecodeError, EncodeError, PolytokError
+from .models import Model
+from .normalized import NormalizedString
+from .normalizers import Normalizer
+from .post_processors import PostProcessor
+from .pre_tokenizers import PreTokenizer
+from .special import AddedToken, AddedVocabulary, SpecialTokens
+from .truncation import Padding, Truncation
+
+if TYPE_CHECKING:
+    from .decode_stream import DecodeStream
+
+__all__ = ["Tokenizer"]
+
+TextInput = str | list[str]
+
+
+def _policy(special: SpecialTokens | str) -> bool:
+    """True when special markers are parsed."""
+    try:
+        return SpecialTokens(special) is SpecialTokens.PARSE
+    except ValueError:
+        raise PolytokError(f"special must be 'parse' or 'text' (polytok.SpecialTokens), not {special!r}") from None
+
+
+def _reads_origin(pre_tokenizer: Any) -> bool:
+    """Whether a pre-tokenizer looks at a piece's original offset (Metaspace ``first``)."""
+    if getattr(pre_tokenizer, "prepend_scheme", None) == "first":
+        return True
+    return any(_reads_origin(p) for p in getattr(pre_tokenizer, "pretokenizers", ()))
+
+
+class Tokenizer:
+    """A loaded tokenizer. Build one with `polytok.load`."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        added_tokens: list[AddedToken] | None = None,
+        truncation: Truncation | None = None,
+        padding: Padding | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.truncation = truncation
+        self.padding = padding
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.added = AddedVocabulary()
+        if added_tokens:
+            self.added.add_tokens(added_tokens, model, normalizer)
+        self._refresh_fast_path()
+
+    def _refresh_fast_path(self) -> None:
+        pt = self.pre_tokenizer
+        exact = pt is None or pt.exact_without_alignment
+        # subtle: a piece cut by a normalized added token starts where the alignment says,
+        # which the fast path does not track; only Metaspace("first") cares.
+        if pt is not None and self.added.has_normalized and self.normalizer is not None and _reads_origin(pt):
+            exact = False
+        self._fast_exact = exact
+
+    def add_tokens(self, tokens: list[AddedToken]) -> None:
+        """Add entries to the added vocabulary in one call (HF ``add_tokens`` id rules)."""
+        self.added.add_tokens(tokens, self.model, self.normalizer)
+        self._refresh_fast_path()
+
+    # -- vocabulary -------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Vocabulary size with added tokens (HF ``get_vocab_size(with_added_tokens=True)``)."""
+        overlap = sum(1 for c in self.added.content_to_id if self.model.token_to_id(c) is not None)
+        return self.model.vocab_size() + len(self.added) - overlap
+
+    def token_to_id(self, token: str) -> int | None:
+        found = self.added.token_to_id(token)
+        return found if found is not None else self.model.token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        found = self.added.decode_string(id)
+        return found if found is not None else self.model.id_to_token(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        vocab = dict(self.model.get_vocab())
+        vocab.update(self.added.content_to_id)
+        return vocab
+
+    # -- encode: fast path ------------------------------------------------------------
+
+    def encode(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
+               special: SpecialTokens | str = SpecialTokens.PARSE) -> list[int]:
+        """Token ids of `text` (and `pair`).
+
+        Args:
+            text: the input; a list of strings is taken as pre-split words.
+            pair: an optional second sequence.
+            add_special: add the post-processor's special tokens (HF ``add_special_tokens``).
+            special: `SpecialTokens.PARSE` parses special-token markers in the text
+                (HF's default); `SpecialTokens.AS_TEXT` reads them as plain text
+                (HF ``encode_special_tokens=True``).
+
+        Returns:
+            The ids, as the format's reference engine gives them.
+
+        Raises:
+            EncodeError: where the reference engine raises too (e.g. a missing unk token).
+        """
+        parse = _policy(special)
+        if not self._fast_exact:
+            return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
+        ids_a = self._sequence_ids(text, parse)
+        ids_b = self._sequence_ids(pair, parse) if pair is not None else None
+        return self._finish_ids(ids_a, ids_b, add_special)
+
+    def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
+                     special: SpecialTokens | str = SpecialTokens.PARSE) -> list[list[int]]:
+        """`encode` of each text; padding (if configured) goes to the longest of the batch."""
+        out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+        if self.padding is not None:
+            target = self.padding.target([len(ids) for ids in out])
+            out = [self._pad_ids(ids, target) for ids in out]
+        return out
+
+    def _sequence_ids(self, text: TextInput, parse: bool) -> list[int]:
+        if isinstance(text, list):
+            out: list[int] = []
+            for word in text:
+                out.extend(self._text_ids(word, parse))
+            return out
+        return self._text_ids(text, parse)
+
+    def _text_ids(self, text: str, parse: bool) -> list[int]:
+        out: list[int] = []
+        added, normalize = self.added, self.normalizer
+        for start, end, token_id in added.split_raw(text, parse):
+            if token_id is not None:
+                out.append(token_id)
+                continue
+            if start == end:
+                continue
+            piece = text[start:end]
+            if normalize is not None:
+                piece = normalize.normalize(piece)
+            if not added.has_normalized:
+                self._model_ids(piece, start == 0, out)
+                continue
+            for s2, e2, id2 in added.split_normalized(piece, parse):
+                if id2 is not None:
+                    out.append(id2)
+                elif e2 > s2:
+                    self._model_ids(piece[s2:e2], start == 0 and s2 == 0, out)
+        return out
+
+    def _model_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
+        if not piece:
+            return
+        tokenize = self.model.tokenize
+        if self.pre_tokenizer is None:
+            out.extend(tokenize(piece))
+            return
+        for word in self.pre_tokenizer.pre_tokenize(piece, at_origin):
+            out.extend(tokenize(word))
+
+    def _finish_ids(self, ids_a: list[int], ids_b: list[int] | None, add_special: bool) -> list[int]:
+        if self.truncation is not None:
+            la, lb = self.truncation.lengths(len(ids_a), None if ids_b is None else len(ids_b),
+                                             self._reserved(ids_b is not None, add_special))
+            ids_a = self._first_window(ids_a, la)
+            if ids_b is not None and lb is not None:
+                ids_b = self._first_window(ids_b, lb)
+        if self.post_processor is not None:
+            ids = self.post_processor.process_ids(ids_a, ids_b, add_special)
+        else:
+            ids = ids_a + ids_b if ids_b is not None else ids_a
+        if self.padding is not None:
+            ids = self._pad_ids(ids, self.padding.target([len(ids)]))
+        return ids
+
+    def _first_window(self, ids: list[int], keep: int) -> list[int]:
+        assert self.truncation is not None
+        if keep >= len(ids):
+            return ids
+        if keep == 0:
+            return []
+        if self.truncation.stride >= keep:
+            raise EncodeError(f"truncation stride ({self.truncation.stride}) must be less than the "
+                              f"length left for the sequence ({keep})")
+        start, stop = window_ranges(len(ids), keep, self.truncation.stride, self.truncation.direction)[0]
+        return ids[start:stop]
+
+    def _reserved(self, is_pair: bool, add_special: bool) -> int:
+        if not add_special or self.post_processor is None:
+            return 0
+        return self.post_processor.added_tokens(is_pair)
+
+    def _pad_ids(self, ids: list[int], target: int) -> list[int]:
+        assert self.padding is not None
+        k = target - len(ids)
+        if k <= 0:
+            return ids
+        fill = [self.padding.pad_id] * k
+        return fill + ids if self.padding.direction == "left" else ids + fill
+
+    # -- encode: offsets path ---------------------------------------------------------
+
+    def encode_full(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
+                    special: SpecialTokens | str = SpecialTokens.PARSE,
+                    truncation: Truncation | None | bool = True,
+                    padding: Padding | None | bool = True) -> Encoding:
+        """HF's `Encoding` of `text` (and `pair`): ids, tokens, offsets, word ids, masks, overflows.
+
+        Args:
+            text, pair, add_special, special: as for `encode`.
+            truncation: a `Truncation` for this call, False for none, True (default)
+                for the tokenizer's own (from the file, or `self.truncation`).
+            padding: likewise with `Padding`.
+
+        Returns:
+            The `Encoding`; offsets are character offsets into the input, as HF's
+            Python binding reports them.
+        """
+        parse = _policy(special)
+        trunc = self.truncation if truncation is True else (truncation or None)
+        padding_ = self.padding if padding is True else (padding or None)
+        enc_a = self._sequence_encoding(text, parse, 0)
+        enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+        if trunc is not None:
+            la, lb = trunc.lengths(len(enc_a), None if enc_b is None else len(enc_b),
+                                   self._reserved(enc_b is not None, add_special))
+            enc_a = truncate(enc_a, la, trunc.stride, trunc.direction)
+            if enc_b is not None and lb is not None:
+                enc_b = truncate(enc_b, lb, trunc.stride, trunc.direction)
+        if self.post_processor is not None:
+            final = self.post_processor.process(enc_a, enc_b, add_special)
+        elif enc_b is not None:
+            final = merge_with(with_sequence(enc_a, 0, 0), with_sequence(enc_b, 1, 1))
+        else:
+            final = enc_a
+        if padding_ is not None:
+            final = pad(final, padding_.target([len(final)]), padding_.pad_id, padding_.pad_type_id,
+                        padding_.pad_token, padding_.direction)
+        return final
+
+    def _sequence_encoding(self, text: TextInput, parse: bool, type_id: int) -> Encoding:
+        if isinstance(text, list):
+            return concat([self._text_encoding(word, parse, type_id, i) for i, word in enumerate(text)])
+        return self._text_encoding(text, parse, type_id, None)
+
+    def _aligned_splits(self, text: str, parse: bool) -> list[tuple[NormalizedString, int | None]]:
+        """Added-token passes and normalization, keeping alignments (HF ``extract_and_normalize``)."""
+        splits: list[tuple[NormalizedString, int | None]] = []
+        added, normalizer = self.added, self.normalizer
+        for start, end, token_id in added.split_raw(text, parse):
+            if start == end:
+                continue
+            ns = NormalizedString.from_original(text[start:end], start)
+            if token_id is not None:
+                splits.append((ns, token_id))
+                continue
+            if normalizer is not None:
+                normalizer.normalize_aligned(ns)
+            if not ns.text:
+                continue
+            if not added.has_normalized:
+                splits.append((ns, None))
+                continue
+            for s2, e2, id2 in added.split_normalized(ns.text, parse):
+                if e2 > s2:
+                    splits.append((ns.slice(s2, e2), id2))
+        return splits
+
+    def _text_encoding(self, text: str, parse: bool, type_id: int, word_index: int | None) -> Encoding:
+        pieces: list[tuple[NormalizedString, int | None]] = []
+        for ns, token_id in self._aligned_splits(text, parse):
+            if token_id is not None or self.pre_tokenizer is None:
+                pieces.append((ns, token_id))
+            else:
+                pieces.extend((p, None) for p in self.pre_tokenizer.pre_tokenize_aligned(ns))
+        ids: list[int] = []
+        tokens: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        words: list[int | None] = []
+        for index, (ns, token_id) in enumerate(pieces):
+            word = index if word_index is None else word_index
+            if token_id is not None:
+                found = [(token_id, ns.text, 0, len(ns.text))]
+            else:
+                found = self.model.tokenize_spans(ns.text)
+            for id_, value, a, b in found:
+                ids.append(id_)
+                tokens.append(value)
+                offsets.append(ns.offsets(a, b) if b > a else (ns.orig_start + a, ns.orig_start + b))
+                words.append(word)
+        n = len(ids)
+        return Encoding(ids, tokens, offsets, words, [type_id] * n, [0] * n, [1] * n)
+
+    # -- decode -------------------------------------------------------------------------
+
+    def _decode_strings(self, ids: list[int], skip_special: bool) -> list[str]:
+        strings: list[str] = []
+        added, model = self.added, self.model
+        for id_ in ids:
+            if not isinstance(id_, int) or isinstance(id_, bool) or id_ < 0:
+                raise DecodeError(f"token ids must be non-negative integers, found {id_!r}")
+            s = added.decode_string(id_)
+            if s is None:
+                s = model.id_to_token(id_)
+                if s is None:
+                    continue  # HF drops ids it does not know, silently
+            if skip_special and added.is_special_string(s):
+                continue
+            strings.append(s)
+        return strings
+
+    def decode(self, ids: list[int], skip_special: bool = False) -> str:
+        """The text of `ids` (HF ``decode``; ids outside the vocabulary are dropped, as HF does).
+
+        Args:
+            ids: token ids.
+            skip_special: leave out special tokens. Default False, as transformers
+                and llama.cpp; HF tokenizers' Python binding defaults to True.
+        """
+        strings = self._decode_strings(list(ids), skip_special)
+        if self.decoder is None:
+            return " ".join(strings)
+        return "".join(self.decoder.decode_chain(strings))
+
+    def decode_stream(self, skip_special: bool = False) -> "DecodeStream":
+        """An incremental decoder: ``.step(id)`` returns the newly completed text (maybe "")."""
+        from .decode_stream import DecodeStream
+
+        return DecodeStream(self, skip_special)
+
+    def __repr__(self) -> str:
+        source = self.metadata.get("source", "?")
+        return f"<polytok.Tokenizer {self.metadata.get('format', '?')} {source} vocab={len(self)}>"
+
