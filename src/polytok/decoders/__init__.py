@@ -26,3 +26,28 @@ def from_config(d: Any, path: str = "decoder") -> Decoder:
     if cls is None:
         raise FormatError(f"unknown decoder type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+from .bpe_decoder import BPEDecoder  # noqa: E402
+from .byte_fallback import ByteFallback  # noqa: E402
+from .byte_level import ByteLevel  # noqa: E402
+from .ctc import CTC  # noqa: E402
+from .fuse import Fuse  # noqa: E402
+from .metaspace import Metaspace  # noqa: E402
+from .replace import Replace  # noqa: E402
+from .sequence import Sequence  # noqa: E402
+from .strip import Strip  # noqa: E402
+from .wordpiece import WordPiece  # noqa: E402
+
+REGISTRY.update({
+    "BPEDecoder": BPEDecoder,
+    "ByteFallback": ByteFallback,
+    "ByteLevel": ByteLevel,
+    "CTC": CTC,
+    "Fuse": Fuse,
+    "Metaspace": Metaspace,
+    "Replace": Replace,
+    "Sequence": Sequence,
+    "Strip": Strip,
+    "WordPiece": WordPiece,
+})
