@@ -170,7 +170,8 @@ def _publish_wheel(root: Path, member: bytes) -> dict[str, Any]:
     page = root / "simple" / "demo-pkg"
     page.mkdir(parents=True)
     link = f'<a href="../../files/demo_pkg-1.0-py3-none-any.whl#sha256={_sha(archive)}">demo_pkg-1.0-py3-none-any.whl</a>'
-    page.joinpath("index.html").write_text(f"<html><body>\n<a href=\"x\">demo_pkg-0.9.tar.gz</a><br/>\n{link}<br/>\n</body></html>")
+    decoys = '<a href="x">demo_pkg-0.9.tar.gz</a><br/>\n<a href="y">demo_pkg-1.0-py3-none-any.whl.metadata</a><br/>'
+    page.joinpath("index.html").write_text(f"<html><body>\n{decoys}\n{link}<br/>\n</body></html>")
     return {
         "name": "demo", "kind": "pypi", "package": "Demo_Pkg", "version": "1.0",
         "archive": "demo_pkg-1.0-py3-none-any.whl", "archive_sha256": _sha(archive),
@@ -234,6 +235,16 @@ def test_gzipped_shared_copy_is_decompressed_into_cache(isolated, monkeypatch) -
         pytest.skip("../shared/fixtures is absent")
     path = fixtures.fixture_path("llama3", "tokenizer.json")
     assert path == isolated / "llama3" / "tokenizer.json"
+    assert fixtures.sha256_file(path) == record["sha256"]
+
+
+def test_corrupt_cache_entry_is_replaced(isolated) -> None:
+    _, record = fixtures._record("gpt2", "vocab.json")
+    if not (fixtures.SHARED_TOKENIZERS / record["shared"]).is_file():
+        pytest.skip("../shared/fixtures is absent")
+    (isolated / "gpt2").mkdir(parents=True)
+    (isolated / "gpt2" / "vocab.json").write_text("{}")
+    path = fixtures.fixture_path("gpt2", "vocab.json")
     assert fixtures.sha256_file(path) == record["sha256"]
 
 
