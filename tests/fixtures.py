@@ -83,6 +83,8 @@ ALL_HF_JSON = [
     for e in SOURCES.values()
     if e["format"] == "hf-tokenizer.json"
 ]
+# name -> its tokenizer.json file name, for tests that only need the tokenizer file.
+HF_JSON_FIXTURES = {fixture.name: fixture.files[0] for fixture in ALL_HF_JSON}
 
 
 def cache_root() -> Path:

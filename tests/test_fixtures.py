@@ -90,6 +90,7 @@ def test_all_hf_json_lists_tokenizer_and_sidecars() -> None:
     assert "cl100k_base-tiktoken" not in table and "spm-mistral-v3" not in table
     assert all(files[0] == "tokenizer.json" for files in table.values())
     assert len(table) == 21
+    assert fixtures.HF_JSON_FIXTURES == {name: "tokenizer.json" for name in table}
 
 
 # --- real downloads -------------------------------------------------------------
