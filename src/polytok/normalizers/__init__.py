@@ -36,3 +36,37 @@ def from_config(d: Any, path: str = "normalizer") -> Normalizer:
     if cls is None:
         raise FormatError(f"unknown normalizer type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+from .bert_normalizer import BertNormalizer  # noqa: E402
+from .byte_level import ByteLevel  # noqa: E402
+from .lowercase import Lowercase  # noqa: E402
+from .nfc import NFC  # noqa: E402
+from .nfd import NFD  # noqa: E402
+from .nfkc import NFKC  # noqa: E402
+from .nfkd import NFKD  # noqa: E402
+from .nmt import Nmt  # noqa: E402
+from .precompiled import Precompiled  # noqa: E402
+from .prepend import Prepend  # noqa: E402
+from .replace import Replace  # noqa: E402
+from .sequence import Sequence  # noqa: E402
+from .strip import Strip  # noqa: E402
+from .strip_accents import StripAccents  # noqa: E402
+
+REGISTRY.update({
+    "BertNormalizer": BertNormalizer,
+    "Bert": BertNormalizer,
+    "ByteLevel": ByteLevel,
+    "Lowercase": Lowercase,
+    "NFC": NFC,
+    "NFD": NFD,
+    "NFKC": NFKC,
+    "NFKD": NFKD,
+    "Nmt": Nmt,
+    "Precompiled": Precompiled,
+    "Prepend": Prepend,
+    "Replace": Replace,
+    "Sequence": Sequence,
+    "Strip": Strip,
+    "StripAccents": StripAccents,
+})

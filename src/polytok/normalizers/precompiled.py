@@ -1,0 +1,217 @@
+"""Precompiled normalizer: SentencePiece's compiled normalization rules (``precompiled_charsmap``).
+
+Stage: normalizer. JSON: ``{"type": "Precompiled", "precompiled_charsmap":
+str}``: standard base64 (padding optional) of the blob SentencePiece stores
+in ``normalizer_spec.precompiled_charsmap``.
+
+Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/precompiled.rs``
+(``Precompiled::normalize`` and its ``replace`` helper) over the
+``spm_precompiled`` crate (``parse``, ``DoubleArray::common_prefix_search``,
+``Precompiled::transform``); reference/hf_tokenizers.md §4.1.
+
+Blob: little-endian u32 ``trie_size``, ``trie_size // 4`` u32 Darts-clone units,
+then a pool of NUL-terminated UTF-8 replacements. A trie value is a byte index
+into the pool. `Charsmap.transform(s)` is the replacement of the *shortest*
+key that is a prefix of ``s`` (not SentencePiece's longest match).
+
+Per extended grapheme cluster ``g`` of the piece: if ``g`` is shorter than 6
+UTF-8 bytes and `transform(g)` exists, the whole cluster is replaced by it,
+even when the key was only a prefix of ``g`` (the tail is dropped:
+``"Ａ\u0301"`` -> ``"A"``); otherwise each character is transformed on its own.
+Offsets follow HF's change list: a longer replacement inserts its extra
+characters; a shorter one folds the deletion into the previously emitted
+character. A deletion at the very start of a piece has no previous character,
+so HF records nothing and every later character's offsets shift left
+(``"\x01abc"`` with ``\x01`` -> ``""``: ``a`` maps to ``\x01``); reproduced.
+
+A malformed trie makes HF panic on the first lookup that leaves the array; it
+raises `EncodeError` here.
+
+Performance: a piece with no character that can start or join a multi-character
+grapheme (ASCII without CR, CJK, most Latin/Cyrillic) is translated character
+by character through a lazily filled table; otherwise the clusters (`regex`
+``\\X``) are mapped through a per-cluster cache.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+from typing import Any
+
+import regex
+
+from .._config import as_object, join, required
+from ..errors import EncodeError, FormatError
+from ..normalized import NormalizedString
+
+_GRAPHEME = regex.compile(r"\X")
+# Characters that may join a neighbour into one grapheme cluster (UAX #29):
+# extenders, spacing marks, ZWJ, CR (of CRLF), prepend, Hangul jamo and
+# syllables, regional indicators. Without any of them, every char is a cluster.
+_JOINER = regex.compile(
+    r"[\r\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}\p{Grapheme_Cluster_Break=Prepend}"
+    r"\p{Grapheme_Cluster_Break=L}\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}"
+    r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}"
+    r"\p{Grapheme_Cluster_Break=Regional_Indicator}]"
+)
+
+Plan = tuple[tuple[str, "str | None"], ...]
+
+
+class Charsmap:
+    """The parsed blob: a Darts-clone double array over UTF-8 keys and a replacement pool."""
+
+    def __init__(self, blob: bytes) -> None:
+        if len(blob) < 4:
+            raise ValueError("shorter than its 4-byte header")
+        (trie_size,) = struct.unpack_from("<I", blob)
+        n_units = trie_size // 4
+        if 4 + 4 * n_units > len(blob):
+            raise ValueError(f"trie of {trie_size} bytes but only {len(blob) - 4} follow the header")
+        self.units = struct.unpack_from(f"<{n_units}I", blob, 4)
+        self.pool = blob[4 + 4 * n_units:]
+        try:
+            self.pool.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
+
+    def _unit(self, pos: int) -> int:
+        if pos >= len(self.units):
+            raise EncodeError(f"precompiled_charsmap: trie index {pos} out of bounds ({len(self.units)} units)")
+        return self.units[pos]
+
+    @staticmethod
+    def _offset(unit: int) -> int:
+        return (unit >> 10) << ((unit & 0x200) >> 6)
+
+    def first_prefix_value(self, key: bytes) -> int | None:
+        """Pool index of the shortest key that is a prefix of `key` (stops at a NUL byte)."""
+        pos = self._offset(self._unit(0))
+        for byte in key:
+            if byte == 0:
+                break
+            pos ^= byte
+            unit = self._unit(pos)
+            if unit & 0x800000FF != byte:
+                return None
+            pos ^= self._offset(unit)
+            if (unit >> 8) & 1:
+                return self._unit(pos) & 0x7FFFFFFF
+        return None
+
+    def transform(self, chunk: str) -> str | None:
+        index = self.first_prefix_value(chunk.encode("utf-8"))
+        if index is None:
+            return None
+        if index > len(self.pool):
+            raise EncodeError(f"precompiled_charsmap: replacement index {index} past the pool")
+        end = self.pool.find(b"\0", index)
+        try:
+            return self.pool[index:end if end >= 0 else len(self.pool)].decode("utf-8")
+        except UnicodeDecodeError:
+            raise EncodeError(f"precompiled_charsmap: replacement index {index} splits a character") from None
+
+
+class _CharTable(dict[int, str]):
+    """``str.translate`` table filled on first sight of each code point."""
+
+    def __init__(self, charsmap: Charsmap) -> None:
+        super().__init__()
+        self._charsmap = charsmap
+
+    def __missing__(self, code: int) -> str:
+        c = chr(code)
+        value = self._charsmap.transform(c)
+        self[code] = c if value is None else value
+        return self[code]
+
+
+class _ClusterTable(dict[str, Plan]):
+    """Per-cluster plan: ``((old, new), ...)``, `new` None when `old` is kept."""
+
+    def __init__(self, charsmap: Charsmap) -> None:
+        super().__init__()
+        self._charsmap = charsmap
+
+    def __missing__(self, cluster: str) -> Plan:
+        transform = self._charsmap.transform
+        whole = transform(cluster) if len(cluster.encode("utf-8")) < 6 else None
+        plan: Plan = ((cluster, whole),) if whole is not None else tuple((c, transform(c)) for c in cluster)
+        self[cluster] = plan
+        return plan
+
+
+def _output(plan: Plan) -> str:
+    return "".join(old if new is None else new for old, new in plan)
+
+
+class _ClusterText(dict[str, str]):
+    def __init__(self, plans: _ClusterTable) -> None:
+        super().__init__()
+        self._plans = plans
+
+    def __missing__(self, cluster: str) -> str:
+        self[cluster] = _output(self._plans[cluster])
+        return self[cluster]
+
+
+def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
+    """HF ``precompiled.rs`` ``replace``: append `new` as the replacement of `old`."""
+    diff = len(new) - len(old)
+    changes.extend((c, 0) for c in new)
+    if diff > 0:
+        for i in range(len(changes) - diff, len(changes)):
+            changes[i] = (changes[i][0], 1)
+    elif diff < 0 and changes:
+        # subtle: the deletion rides on the last change emitted so far, which may
+        # belong to an earlier cluster; at the start of the piece there is none.
+        c, change = changes[-1]
+        changes[-1] = (c, change + diff)
+
+
+class Precompiled:
+    def __init__(self, charsmap: bytes, *, key: str = "precompiled_charsmap") -> None:
+        try:
+            self.charsmap = Charsmap(charsmap)
+        except ValueError as exc:
+            raise FormatError(f"cannot parse precompiled_charsmap: {exc}", key=key) from None
+        self._chars = _CharTable(self.charsmap)
+        self._plans = _ClusterTable(self.charsmap)
+        self._texts = _ClusterText(self._plans)
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> "Precompiled":
+        d = as_object(d, path)
+        key = join(path, "precompiled_charsmap")
+        encoded: str = required(d, "precompiled_charsmap", str, path)
+        try:
+            blob = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise FormatError(f"invalid base64: {exc}", key=key) from None
+        return cls(blob, key=key)
+
+    def __repr__(self) -> str:
+        return f"Precompiled(<{len(self.charsmap.units)} trie units>)"
+
+    def normalize(self, text: str) -> str:
+        if not text:
+            return text
+        if _JOINER.search(text) is None:
+            return text.translate(self._chars)
+        return "".join(map(self._texts.__getitem__, _GRAPHEME.findall(text)))
+
+    def normalize_aligned(self, ns: NormalizedString) -> None:
+        changes: list[tuple[str, int]] = []
+        modified = False
+        for cluster in _GRAPHEME.findall(ns.text):
+            for old, new in self._plans[cluster]:
+                if new is None:
+                    changes.append((old, 0))
+                else:
+                    modified = True
+                    _replace(changes, old, new)
+        if modified:
+            ns.transform(changes)

@@ -1,0 +1,34 @@
+"""Prepend normalizer: put a fixed string in front of every non-empty piece.
+
+Stage: normalizer. JSON: ``{"type": "Prepend", "prepend": str}`` (required).
+
+Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/prepend.rs``
+(``Prepend::normalize`` -> ``NormalizedString::prepend``). It runs once per
+piece between added tokens, so it fires again after every added token; an
+empty piece is left empty. The prepended characters map to the piece's first
+character.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._config import as_object, required
+from ..normalized import NormalizedString
+
+
+@dataclass(frozen=True, slots=True)
+class Prepend:
+    prepend: str
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> "Prepend":
+        d = as_object(d, path)
+        return cls(required(d, "prepend", str, path))
+
+    def normalize(self, text: str) -> str:
+        return self.prepend + text if text else text
+
+    def normalize_aligned(self, ns: NormalizedString) -> None:
+        ns.prepend(self.prepend)
