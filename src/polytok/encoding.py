@@ -44,11 +44,16 @@ class Encoding:
 
     @property
     def sequence_ids(self) -> list[int | None]:
-        """Per token, the index of the sequence it belongs to (None for special tokens)."""
-        out: list[int | None] = [None] * len(self.ids)
-        for seq, (start, end) in self.sequence_ranges.items():
-            for i in range(start, end):
-                out[i] = seq
+        """Per token, the index of the sequence it belongs to (None for special tokens).
+
+        As HF ``get_sequence_ids``: sequences ``0 .. len(ranges)`` (at least one)
+        are looked up, and a missing one covers the whole encoding.
+        """
+        n = len(self.ids)
+        out: list[int | None] = [None] * n
+        for seq in range(len(self.sequence_ranges) or 1):
+            start, end = self.sequence_ranges.get(seq, (0, n))
+            out[start:end] = [seq] * (end - start)
         return out
 
     @classmethod
