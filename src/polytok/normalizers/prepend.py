@@ -6,7 +6,8 @@ Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/prepend.rs``
 (``Prepend::normalize`` -> ``NormalizedString::prepend``). It runs once per
 piece between added tokens, so it fires again after every added token; an
 empty piece is left empty. The prepended characters map to the piece's first
-character.
+character; with an empty prefix, HF maps that first character to an empty range
+at the start of the piece (reproduced).
 """
 
 from __future__ import annotations
@@ -31,4 +32,11 @@ class Prepend:
         return self.prepend + text if text else text
 
     def normalize_aligned(self, ns: NormalizedString) -> None:
-        ns.prepend(self.prepend)
+        if not ns.text:
+            return
+        if self.prepend:
+            ns.prepend(self.prepend)
+        else:
+            # subtle: HF re-inserts the first char after the (empty) prefix, and an
+            # insertion at the start of a piece gets an empty range there.
+            ns.transform_range(0, 1, [(ns.text[0], 1)])
