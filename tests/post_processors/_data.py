@@ -145,18 +145,24 @@ def check(setup: Setup, a: Any, b: Any = None, add_special: bool = True, trunc: 
     except BaseException as exc:  # noqa: BLE001  (pyo3 panics are BaseException)
         if trunc is not None:
             return "skip"
+        enc_a, enc_b = inputs(setup, a, b, add_special, None, pretok)
         with pytest.raises(PolytokError):
-            run_ours(setup, a, b, add_special, None, pretok)
+            setup.ours.process(enc_a, enc_b, add_special)
+        with pytest.raises(PolytokError):
+            setup.ours.process_ids(enc_a.ids, None if enc_b is None else enc_b.ids, add_special)
         return f"both raise ({type(exc).__name__})"
-    actual, ids = run_ours(setup, a, b, add_special, trunc, pretok)
+    enc_a, enc_b = inputs(setup, a, b, add_special, trunc, pretok)
+    ids = setup.ours.process_ids(enc_a.ids, None if enc_b is None else enc_b.ids, add_special)
+    actual = setup.ours.process(enc_a, enc_b, add_special)
     context = f"a={a!r} b={b!r} add_special={add_special} trunc={trunc}"
     assert_fields(our_fields(actual), ref_fields(expected), context)
     assert ids == expected.ids, context
     return "ok"
 
 
-def run_ours(setup: Setup, a: Any, b: Any, add_special: bool, trunc: dict[str, Any] | None,
-             pretok: bool) -> tuple[Encoding, list[int]]:
+def inputs(setup: Setup, a: Any, b: Any, add_special: bool, trunc: dict[str, Any] | None,
+           pretok: bool) -> tuple[Encoding, Encoding | None]:
+    """The reference's pre-post-processing encodings of `a` and `b`, cut as HF's truncation cuts them."""
     la_lb: tuple[int | None, int | None] = (None, None)
     if trunc is not None:
         setup.plain.no_truncation()
@@ -168,8 +174,7 @@ def run_ours(setup: Setup, a: Any, b: Any, add_special: bool, trunc: dict[str, A
             la_lb = budgets(n_a, n_b, trunc["max_length"] - reserved, trunc.get("strategy", "longest_first"))
     enc_a = _pre(setup, a, la_lb[0], trunc, pretok, 0)
     enc_b = None if b is None else _pre(setup, b, la_lb[1], trunc, pretok, 1)
-    ids = setup.ours.process_ids(enc_a.ids, None if enc_b is None else enc_b.ids, add_special)
-    return setup.ours.process(enc_a, enc_b, add_special), ids
+    return enc_a, enc_b
 
 
 def check_many(setup: Setup, singles: list[Any], pairs: list[tuple[Any, Any]], truncs: list[Any],
@@ -197,7 +202,8 @@ def word_level_base(words: list[str], specials: list[str]) -> dict[str, Any]:
     return json.loads(tok.to_str())  # type: ignore[no-any-return]
 
 
-def byte_level_base(texts: list[str], add_prefix_space: bool, added: list[Any] = ()) -> dict[str, Any]:
+def byte_level_base(texts: list[str], add_prefix_space: bool, added: list[Any] = (),
+                    normalizer: Any = None) -> dict[str, Any]:
     """Byte-level WordLevel: split on '|' (removed), then ByteLevel without its regex.
 
     The vocabulary holds exactly the reference pre-tokenizer's pieces for
@@ -210,10 +216,13 @@ def byte_level_base(texts: list[str], add_prefix_space: bool, added: list[Any] =
     contents = [a if isinstance(a, str) else a.content for a in added]
     for content in contents:
         texts = [t.replace(content, "|") for t in texts]  # the added token splits the text there
+    if normalizer is not None:
+        texts = [normalizer.normalize_str(t) for t in texts]
     pieces = sorted({p for t in texts for p, _ in pre.pre_tokenize_str(t)})
     vocab = {w: i for i, w in enumerate(["[UNK]", "<s>", "</s>", *pieces])}
     tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre
+    tok.normalizer = normalizer
     if added:
         tok.add_tokens(list(added))
     return json.loads(tok.to_str())  # type: ignore[no-any-return]

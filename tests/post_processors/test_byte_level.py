@@ -52,3 +52,15 @@ def test_gpt2_file_with_trimming(aps):
     setup = Setup(base, {"type": "ByteLevel", "add_prefix_space": aps, "trim_offsets": True, "use_regex": True})
     texts = list(edge_texts()[::4])
     check_many(setup, texts, list(zip(texts[::5], texts[1::5])), [None, {"max_length": 9, "stride": 2}])
+
+
+def test_trailing_run_longer_than_end_offset():
+    # a normalizer that inserts spaces gives "qĠĠĠ" at (0, 1): e < trail, so the end is left alone
+    norm = tokenizers.normalizers.Replace("q", "q   ")
+    texts = ["q", "q|xq", " q", "q  |q"]
+    for aps in (True, False):
+        setup = Setup(byte_level_base(texts, aps, normalizer=norm), P.ByteLevel(trim_offsets=True))
+        check_many(setup, texts, [("q", "xq")], [None])
+    setup.full.no_truncation()
+    encoding = setup.full.encode("q")
+    assert (encoding.tokens, encoding.offsets) == (["qĠĠĠ"], [(0, 1)])

@@ -30,7 +30,8 @@ class Metaspace:
 
     def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> None:
         if prepend_scheme not in PREPEND_SCHEMES:
-            raise ValueError(f"prepend_scheme must be one of {PREPEND_SCHEMES}, not {prepend_scheme!r}")
+            raise FormatError(f"prepend_scheme must be one of {PREPEND_SCHEMES}, not {prepend_scheme!r}",
+                              key="prepend_scheme")
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split = split
