@@ -51,3 +51,11 @@ def _guess_untyped(d: dict[str, Any]) -> str:
     if "continuing_subword_prefix" in d or "max_input_chars_per_word" in d:
         return "WordPiece"
     return "WordLevel"
+
+
+from .bpe import BPE  # noqa: E402
+from .unigram import Unigram  # noqa: E402
+from .word_level import WordLevel  # noqa: E402
+from .wordpiece import WordPiece  # noqa: E402
+
+REGISTRY.update({"BPE": BPE, "Unigram": Unigram, "WordPiece": WordPiece, "WordLevel": WordLevel})

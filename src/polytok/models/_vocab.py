@@ -1,0 +1,72 @@
+"""Vocabulary helpers shared by the models: the ``{token: id}`` map of BPE, WordPiece and WordLevel.
+
+HF tokenizers 0.23.3 reads these maps with serde into ``AHashMap<String, u32>``
+(models/bpe/serialization.rs, wordpiece/serialization.rs, wordlevel/serialization.rs):
+every id must be an integer in ``[0, 2**32)``; a JSON float such as ``5.0`` is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._config import join, required
+from ..errors import FormatError
+
+_U32_MAX = 0xFFFFFFFF
+
+
+def read_vocab(d: dict[str, Any], path: str) -> dict[str, int]:
+    """``d["vocab"]`` as a fresh ``{token: id}`` dict, every id checked to be a u32."""
+    vocab: dict[str, Any] = required(d, "vocab", dict, path)
+    values = vocab.values()
+    valid = set(map(type, values)) <= {int} and (not vocab or (min(values) >= 0 and max(values) <= _U32_MAX))
+    if not valid:
+        for token, value in vocab.items():
+            if type(value) is not int or not 0 <= value <= _U32_MAX:
+                raise FormatError(f"expected an id in [0, 2**32), found {value!r:.60}",
+                                  key=join(join(path, "vocab"), token))
+    return dict(vocab)
+
+
+def invert(vocab: dict[str, int]) -> dict[int, str]:
+    """``{id: token}``. When several tokens share one id, the last of them in the map's order wins.
+
+    HF builds the same reverse map by iterating a hash map, so which token it keeps
+    for a shared id is unspecified; polytok's choice is deterministic.
+    """
+    return dict(zip(vocab.values(), vocab.keys()))
+
+
+def utf8_len(ch: str) -> int:
+    """Byte length of one character in UTF-8."""
+    code = ord(ch)
+    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+
+
+def byte_to_char(text: str) -> list[int]:
+    """For each UTF-8 byte of `text`, the index of the character that holds it."""
+    if text.isascii():
+        return list(range(len(text)))
+    owners: list[int] = []
+    for index, ch in enumerate(text):
+        owners.extend([index] * utf8_len(ch))
+    return owners
+
+
+def byte_spans_to_chars(text: str, ids: list[int], lengths: list[int]) -> list[tuple[int, int, int]]:
+    """Tokens with byte lengths (laid end to end from byte 0) as ``(id, start_char, end_char)``.
+
+    A token covers every character that holds one of its bytes, as HF's
+    offsets do once mapped through the alignments (first byte's start,
+    last byte's end). A span that runs past the end of `text` is clamped to it.
+    """
+    owners = byte_to_char(text)
+    last = len(owners) - 1
+    spans = []
+    start = 0
+    for token_id, length in zip(ids, lengths):
+        end = start + length
+        first = owners[min(start, last)]
+        spans.append((token_id, first, owners[min(end - 1, last)] + 1))
+        start = end
+    return spans

@@ -1,0 +1,325 @@
+"""BPE model (rank merges): the ``"BPE"`` model of ``tokenizer.json``.
+
+Reproduces HF tokenizers 0.23.3, tokenizers/src/models/bpe/model.rs
+(``BPE::merge_word``, ``BPE::tokenize_with_cache``, ``Model::tokenize``); the
+merge loops (word.rs) are in `_bpe_word`, the reading of ``merges``
+(serialization.rs, ``BpeBuilder::build``) in `_bpe_merges`.
+
+Tokenizing a word (one pre-token):
+
+* ``ignore_merges``: a word that is itself a vocabulary entry is that one token.
+* One symbol per character; ``continuing_subword_prefix`` is put before every
+  character but the first, ``end_of_word_suffix`` after the last.
+* A character (with its affixes) missing from the vocabulary becomes, with
+  ``byte_fallback``, one ``<0xHH>`` token per UTF-8 byte of it *and its
+  affixes* if all exist; else an ``unk_token`` symbol (consecutive ones fused
+  with ``fuse_unk``); with ``unk_token`` null it is silently dropped.
+  subtle: HF appends byte-fallback tokens *before* a still-pending unk symbol,
+  so ``"éx"`` (é unknown, x byte-fallback) comes out as ``<0x78>, <unk>``.
+* Symbols merge by rank, lowest first, leftmost first among equals (see
+  `_bpe_word` for the exact rule).
+* ``dropout`` p: each merge candidate is skipped with probability p; the
+  result is then random, in HF as here (``random.random``). ``dropout`` 0 or
+  null is none. With p > 0 HF bypasses both its cache and ``ignore_merges``;
+  so does polytok.
+
+Offsets: `tokenize_spans` keeps HF's per-symbol byte lengths and turns the byte
+ranges into the characters of the word that hold them (a dropped character
+takes no bytes, so later tokens shift left, as in HF). Known divergence: with
+``byte_fallback`` *and* an affix, HF counts the affix bytes too and its offsets
+run past the word (into neighbouring text); polytok clamps them to the word.
+The ids are the same.
+
+Performance:
+
+* A per-model dict caches word -> ids (up to ``_CACHE_SIZE`` words under
+  ``_CACHED_WORD_CHARS`` characters; cleared when full). HF caches 10k words
+  under 256 bytes; the cache never changes results.
+* Long words are cut into chunks that merge independently, so each chunk is
+  cached on its own. SentencePiece-style models (Llama-2, Mistral, Gemma) have
+  no pre-tokenizer: the model sees a whole text as one word, which HF merges
+  from scratch every time. The cut goes before each occurrence of the mark
+  (the most common first character of multi-character tokens, ``▁`` there),
+  unless the character before it occurs right before the mark inside some
+  vocabulary token (``▁`` does: ``▁▁``); both characters must be tokens by
+  themselves. No merge result then spells across the cut, so no merge crosses
+  it and each side merges exactly as it would inside the whole word. It
+  needs one id per token (merges are keyed by ids) and is off with affixes,
+  ``ignore_merges`` (a chunk could be a whole-word hit) and dropout.
+* The pair -> rank dict is built on first use (a third of the load time).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import repeat
+from typing import Any, Sequence
+
+from .._config import join, optional, required
+from ..errors import EncodeError, FormatError
+from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
+from ._bpe_word import merge_heap, merge_scan
+from ._vocab import byte_spans_to_chars, invert, read_vocab, utf8_len
+
+__all__ = ["BPE", "UnknownMergeToken"]
+
+_CACHE_SIZE = 1 << 16
+_CACHED_WORD_CHARS = 256
+_SCAN_UP_TO = 48  # symbols; the list scan is faster up to about this length
+_CUT_FROM = 8  # characters; longer words are cut where no merge can cross
+
+
+class BPE:
+    """Byte-pair encoding with ranked merges, as HF ``models::bpe::BPE``.
+
+    Args:
+        vocab: ``{token: id}``.
+        merges: ``(left, right)`` token pairs, lowest rank first.
+        dropout: merge-skip probability in ``[0, 1]``; 0 or None is none (HF default None).
+        unk_token: token for characters missing from the vocabulary; None drops them.
+        continuing_subword_prefix: put before every character but a word's first.
+        end_of_word_suffix: put after a word's last character.
+        fuse_unk: fuse consecutive unknown characters into one unk token.
+        byte_fallback: spell unknown characters as ``<0xHH>`` byte tokens when all exist.
+        ignore_merges: a word that is a vocabulary entry is returned whole.
+
+    Raises:
+        FormatError: a merge token is missing from the vocabulary (`UnknownMergeToken`),
+            or dropout is outside ``[0, 1]``.
+    """
+
+    def __init__(self, vocab: dict[str, int], merges: Sequence[tuple[str, str]], *,
+                 dropout: float | None = None, unk_token: str | None = None,
+                 continuing_subword_prefix: str | None = None, end_of_word_suffix: str | None = None,
+                 fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False) -> None:
+        self._setup(vocab, [a for a, _ in merges], [b for _, b in merges], dropout=dropout,
+                    unk_token=unk_token, continuing_subword_prefix=continuing_subword_prefix,
+                    end_of_word_suffix=end_of_word_suffix, fuse_unk=fuse_unk,
+                    byte_fallback=byte_fallback, ignore_merges=ignore_merges)
+
+    def _setup(self, vocab: dict[str, int], lefts: list[str], rights: list[str], *, dropout: float | None,
+               unk_token: str | None, continuing_subword_prefix: str | None, end_of_word_suffix: str | None,
+               fuse_unk: bool, byte_fallback: bool, ignore_merges: bool) -> None:
+        if dropout is not None and not 0.0 <= dropout <= 1.0:
+            raise FormatError("Dropout should be between 0 and 1, inclusive", key="dropout")
+        self._vocab = dict(vocab)
+        self._vocab_r = invert(self._vocab)
+        self._dropout = dropout or None
+        self._unk_token = unk_token
+        self._prefix = continuing_subword_prefix or ""
+        self._suffix = end_of_word_suffix or ""
+        self._fuse_unk = fuse_unk
+        self._ignore_merges = ignore_merges
+        self._byte_ids = ([self._vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None)
+        left_ids, right_ids, self._results, growing = merge_ids(self._vocab, lefts, rights, self._prefix)
+        # The pair -> rank dict is built on first use: it is a third of the load time.
+        self._pair_ids: tuple[list[int], list[int]] | None = (left_ids, right_ids)
+        self._ranks: dict[tuple[int, int], int] | None = None
+        self._no_rank = max((1 << 30) - 1, len(lefts))
+        injective = len(self._vocab_r) == len(self._vocab)
+        self._scan_limit = _SCAN_UP_TO if growing and injective else 0
+        self._cache: dict[str, list[int]] = {}
+        self._can_cut = not self._prefix and not self._suffix and not ignore_merges and injective
+        self._cut_mark: str | None = None  # found on first use
+        self._cut_after: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> BPE:
+        vocab = read_vocab(d, path)
+        merges_path = join(path, "merges")
+        lefts, rights, positions = read_merges(required(d, "merges", list, path), merges_path)
+        dropout = optional(d, "dropout", float, path)
+        if dropout is not None:
+            dropout = as_f32(dropout, join(path, "dropout"))
+            if not 0.0 <= dropout <= 1.0:
+                raise FormatError("Dropout should be between 0 and 1, inclusive", key=join(path, "dropout"))
+        model = cls.__new__(cls)
+        try:
+            model._setup(vocab, lefts, rights, dropout=dropout,
+                         unk_token=optional(d, "unk_token", str, path),
+                         continuing_subword_prefix=optional(d, "continuing_subword_prefix", str, path),
+                         end_of_word_suffix=optional(d, "end_of_word_suffix", str, path),
+                         fuse_unk=optional(d, "fuse_unk", bool, path, False),
+                         byte_fallback=optional(d, "byte_fallback", bool, path, False),
+                         ignore_merges=optional(d, "ignore_merges", bool, path, False))
+        except UnknownMergeToken as error:
+            index = positions[error.rank] if positions else error.rank
+            raise FormatError(error.reason, key=join(merges_path, index)) from None
+        return model
+
+    # -- the Model protocol -------------------------------------------------
+
+    def tokenize(self, piece: str) -> list[int]:
+        ids = self._cache.get(piece)
+        if ids is not None:
+            return ids[:]
+        if not piece:
+            return []
+        if self._dropout:
+            symbols, lengths = self._symbols(piece)
+            return merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
+        chunks = self._cut(piece) if len(piece) > _CUT_FROM and self._can_cut else None
+        if chunks is not None and len(chunks) > 1:
+            ids = []
+            for chunk in chunks:
+                cached = self._cache.get(chunk)
+                if cached is None:
+                    cached = self._word_ids(chunk)
+                    self._remember(chunk, cached)
+                ids += cached
+        else:
+            ids = self._word_ids(piece)
+        self._remember(piece, ids)
+        return ids[:]
+
+    def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        if not piece:
+            return []
+        if self._ignore_merges and not self._dropout:
+            whole = self._vocab.get(piece)
+            if whole is not None:
+                return [(whole, 0, len(piece))]
+        cut = len(piece) > _CUT_FROM and self._can_cut and not self._dropout
+        spans = []
+        offset = 0
+        for chunk in self._cut(piece) if cut else [piece]:
+            ids, lengths = self._symbols(chunk)
+            ids, lengths = merge_heap(ids, lengths, self._rank_of(), self._results, self._dropout)
+            spans += [(i, start + offset, end + offset) for i, start, end in byte_spans_to_chars(chunk, ids, lengths)]
+            offset += len(chunk)
+        return spans
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
+        return self._vocab_r.get(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    # -- internals ----------------------------------------------------------
+
+    def _rank_of(self) -> Any:
+        """``get`` of the ``{(left_id, right_id): rank}`` dict; a pair listed twice keeps its last rank."""
+        ranks = self._ranks
+        if ranks is None:
+            left_ids, right_ids = self._pair_ids  # type: ignore[misc]
+            ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
+            self._pair_ids = None
+        return ranks.get
+
+    def _remember(self, word: str, ids: list[int]) -> None:
+        if len(word) < _CACHED_WORD_CHARS:
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[word] = ids
+
+    def _cut(self, word: str) -> list[str]:
+        """`word` cut before each mark that no merge can cross (see the module notes)."""
+        if self._cut_mark is None:
+            self._cut_mark, self._cut_after = _cut_mark(self._vocab)
+        mark, unsafe, vocab = self._cut_mark, self._cut_after, self._vocab
+        parts = word.split(mark) if mark else [word]
+        chunks = []
+        current = parts[0]
+        for part in parts[1:]:
+            before = current[-1:]
+            if before and before not in unsafe and before in vocab:
+                chunks.append(current)
+                current = mark + part
+            else:
+                current += mark + part
+        chunks.append(current)
+        return chunks
+
+    def _word_ids(self, word: str) -> list[int]:
+        get = self._vocab.get
+        if self._ignore_merges:
+            whole = get(word)
+            if whole is not None:
+                return [whole]
+        ids = None
+        if not self._prefix and not self._suffix:
+            ids = list(map(get, word))
+            if None in ids:
+                ids = None
+        if ids is None:
+            ids = self._symbols(word)[0]
+        if len(ids) < 2:
+            return ids
+        if len(ids) <= self._scan_limit:
+            return merge_scan(ids, self._rank_of(), self._results, self._no_rank)
+        return merge_heap(ids, [1] * len(ids), self._rank_of(), self._results, None)[0]
+
+    def _symbols(self, word: str) -> tuple[list[int], list[int]]:
+        """The initial symbols of `word` as ids and HF byte lengths (``BPE::merge_word``)."""
+        get, prefix, suffix, byte_ids = self._vocab.get, self._prefix, self._suffix, self._byte_ids
+        ids: list[int] = []
+        lengths: list[int] = []
+        unk: list[int] | None = None  # pending [id, byte length]
+        last = len(word) - 1
+        for index, ch in enumerate(word):
+            text = prefix + ch if index else ch
+            if index == last:
+                text += suffix
+            size = utf8_len(ch)
+            found = get(text)
+            if found is not None:
+                if unk is not None:
+                    ids.append(unk[0])
+                    lengths.append(unk[1])
+                    unk = None
+                ids.append(found)
+                lengths.append(size)
+                continue
+            if byte_ids is not None:
+                spelled = [byte_ids[b] for b in text.encode()]
+                if None not in spelled:
+                    # subtle: a pending unk is not flushed first (HF order).
+                    ids.extend(spelled)  # type: ignore[arg-type]
+                    lengths.extend(repeat(1, len(spelled)))
+                    continue
+            if self._unk_token is None:
+                continue
+            if unk is not None and self._fuse_unk:
+                unk[1] += size
+                continue
+            if unk is not None:
+                ids.append(unk[0])
+                lengths.append(unk[1])
+            unk = [self._unk_id(), size]
+        if unk is not None:
+            ids.append(unk[0])
+            lengths.append(unk[1])
+        return ids, lengths
+
+    def _unk_id(self) -> int:
+        found = self._vocab.get(self._unk_token)  # type: ignore[arg-type]
+        if found is None:
+            raise EncodeError(f"Unk token `{self._unk_token}` not found in the vocabulary")
+        return found
+
+
+def _cut_mark(vocab: dict[str, int]) -> tuple[str, frozenset[str]]:
+    """The most common first character of multi-character tokens, and the characters seen before it in a token.
+
+    Returns ``("", ...)`` when that character is not a token by itself (no cut is then made).
+    """
+    firsts = Counter(token[0] for token in vocab if len(token) > 1)
+    if not firsts:
+        return "", frozenset()
+    mark = firsts.most_common(1)[0][0]
+    if mark not in vocab:
+        return "", frozenset()
+    unsafe = set()
+    for token in vocab:
+        at = token.find(mark, 1)
+        while at > 0:
+            unsafe.add(token[at - 1])
+            at = token.find(mark, at + 1)
+    return mark, frozenset(unsafe)

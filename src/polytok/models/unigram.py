@@ -1,0 +1,237 @@
+"""Unigram model: the ``"Unigram"`` model of ``tokenizer.json`` (SentencePiece unigram, Viterbi).
+
+Reproduces HF tokenizers 0.23.3, tokenizers/src/models/unigram/: ``model.rs``
+(``Unigram::from``, ``Unigram::encode_optimized``, ``Model::tokenize``),
+``trie.rs`` (``common_prefix_search``) and ``serialization.rs``
+(``UnigramVisitor::visit_map``). HF's ``encode_optimized`` follows
+sentencepiece's ``unigram_model.cc`` (``EncodeOptimized``).
+
+* Ids are positions in ``vocab``; a piece listed twice maps to its *last* id
+  (``token_to_id``), while ``id_to_token`` of the first id still names it.
+* Viterbi over the characters of the word: from each reachable position, every
+  vocabulary piece that starts there, shortest first, offers
+  ``best[start] + score``; it replaces the best path ending where the piece
+  ends only if that is unset or the offer is *strictly* greater (ties keep the
+  first offer). If no one-character piece starts there, an unknown node of one
+  character offers ``min_score - 10``; with ``unk_id`` null, taking it raises.
+* Backtracking fuses every run of nodes whose id is ``unk_id`` (including a
+  literal ``<unk>`` piece) into one string. A fused string that is not itself a
+  piece becomes, with ``byte_fallback``, one ``<0xHH>`` token per UTF-8 byte if
+  all exist, each spanning the whole string; else ``unk_id``.
+* Empty pieces are never matched (the trie only reports non-empty prefixes).
+
+Scores from ``tokenizer.json``: serde_json as HF builds it (without its
+``float_roundtrip`` feature) parses decimals with two roundings
+(``significand as f64`` then ``* or / 10^k``), so about a quarter of the
+17-digit scores in real files land one ulp away from the correctly rounded
+value Python's ``json`` gives. `from_config` re-derives HF's value from the
+shortest repr of each float, which is the file's own text for every file
+written by serde_json or Python (an exotic writer with more digits may
+differ by an ulp). This can only change a result on near-ties.
+
+Performance: pieces are found with one dict of all pieces plus, per two-character
+prefix, the length of the longest piece that starts with it; words are cached.
+Long words are not cut, unlike BPE: Viterbi sums depend on the score of
+everything before them, so a cut could change a floating-point tie.
+"""
+
+from __future__ import annotations
+
+from math import inf
+from operator import itemgetter
+from typing import Any, Sequence
+
+from .._config import join, optional, required
+from ..errors import EncodeError, FormatError
+
+_CACHE_SIZE = 1 << 16
+_CACHED_WORD_CHARS = 256
+_UNK_PENALTY = 10.0
+_POW10 = [float(f"1e{k}") for k in range(309)]
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+class Unigram:
+    """Unigram language-model tokenizer, as HF ``models::unigram::Unigram``.
+
+    Args:
+        vocab: ``(piece, score)`` pairs; a piece's id is its index.
+        unk_id: id of the unknown token, or None (then unknown characters raise at encode).
+        byte_fallback: spell unknown strings as ``<0xHH>`` byte tokens when all exist.
+
+    Raises:
+        FormatError: `unk_id` is not an index of `vocab`.
+    """
+
+    def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int | None = None,
+                 byte_fallback: bool = False) -> None:
+        if unk_id is not None:
+            if not vocab:
+                raise FormatError("The vocabulary is empty but at least <unk> is needed", key="vocab")
+            if not 0 <= unk_id < len(vocab):
+                raise FormatError("The `unk_id` is larger than vocabulary size", key="unk_id")
+        self._pieces = list(map(_first, vocab))
+        self._scores = [float(score) for score in map(_second, vocab)]
+        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
+        self._unk_id = unk_id
+        self._unk_score = (min(self._scores) if self._scores else inf) - _UNK_PENALTY
+        self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
+        reach: dict[str, int] = {}
+        for piece in self._pieces:
+            if len(piece) > 1 and reach.get(piece[:2], 0) < len(piece):
+                reach[piece[:2]] = len(piece)
+        self._reach = reach
+        self._cache: dict[str, list[int]] = {}
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
+        vocab = _read_vocab(required(d, "vocab", list, path), join(path, "vocab"))
+        unk_id = optional(d, "unk_id", int, path)
+        if unk_id is not None and unk_id < 0:
+            raise FormatError(f"expected an unsigned integer, found {unk_id}", key=join(path, "unk_id"))
+        byte_fallback = required(d, "byte_fallback", bool, path) if "byte_fallback" in d else False
+        try:
+            return cls(vocab, unk_id, byte_fallback)
+        except FormatError as error:
+            raise FormatError(error.reason, key=join(path, error.key or "")) from None
+
+    # -- the Model protocol -------------------------------------------------
+
+    def tokenize(self, piece: str) -> list[int]:
+        ids = self._cache.get(piece)
+        if ids is None:
+            ids = [token for token, _, _ in self._tokens(piece)]
+            if len(piece) < _CACHED_WORD_CHARS:
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[piece] = ids
+        return ids[:]
+
+    def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        return self._tokens(piece)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._ids.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._pieces[id] if 0 <= id < len(self._pieces) else None
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._ids)
+
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    # -- internals ----------------------------------------------------------
+
+    def _tokens(self, word: str) -> list[tuple[int, int, int]]:
+        """``(id, start, end)`` of the best segmentation, unknown runs fused (``Model::tokenize``)."""
+        if not word:
+            return []
+        start_of, id_of = self._best_path(word)
+        nodes = []
+        end = len(word)
+        while end > 0:
+            nodes.append((id_of[end], start_of[end], end))
+            end = start_of[end]
+        nodes.reverse()
+        unk_id = self._unk_id
+        if unk_id is None or all(token != unk_id for token, _, _ in nodes):
+            return nodes
+        tokens: list[tuple[int, int, int]] = []
+        run_start = -1
+        for index, (token, start, end) in enumerate(nodes):
+            if token != unk_id:
+                tokens.append((token, start, end))
+                continue
+            if run_start < 0:
+                run_start = start
+            if index + 1 == len(nodes) or nodes[index + 1][0] != unk_id:
+                tokens += self._unknown(word, run_start, end)
+                run_start = -1
+        return tokens
+
+    def _unknown(self, word: str, start: int, end: int) -> list[tuple[int, int, int]]:
+        """A fused run of unknown nodes: the piece it spells, its bytes, or ``unk_id``."""
+        text = word[start:end]
+        known = self._ids.get(text)
+        if known is not None:
+            return [(known, start, end)]
+        if self._byte_ids is not None:
+            spelled = [self._byte_ids[b] for b in text.encode()]
+            if None not in spelled:
+                return [(b, start, end) for b in spelled]  # type: ignore[misc]
+        return [(self._unk_id, start, end)]  # type: ignore[list-item]
+
+    def _best_path(self, word: str) -> tuple[list[int], list[int]]:
+        """For each end position, the start and id of the last piece of the best path there."""
+        size = len(word)
+        get, scores, reach = self._ids.get, self._scores, self._reach
+        unk_id, unk_score = self._unk_id, self._unk_score
+        best = [0.0] * (size + 1)
+        start_of = [-1] * (size + 1)
+        id_of = [0] * (size + 1)
+        for start in range(size):
+            here = best[start]
+            found = get(word[start])
+            if found is not None:
+                offer = here + scores[found]
+                if start_of[start + 1] < 0 or offer > best[start + 1]:
+                    best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, found
+            for end in range(start + 2, min(start + reach.get(word[start:start + 2], 0), size) + 1):
+                hit = get(word[start:end])
+                if hit is not None:
+                    offer = here + scores[hit]
+                    if start_of[end] < 0 or offer > best[end]:
+                        best[end], start_of[end], id_of[end] = offer, start, hit
+            if found is None:
+                offer = here + unk_score
+                if start_of[start + 1] < 0 or offer > best[start + 1]:
+                    if unk_id is None:
+                        raise EncodeError("Encountered an unknown token but `unk_id` is missing"
+                                          f" (character {word[start]!r} has no piece)")
+                    best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
+        return start_of, id_of
+
+
+def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
+    """``[[piece, score], ...]`` checked, with each score read as serde_json reads it."""
+    if raw and not (set(map(type, raw)) == {list} and set(map(len, raw)) == {2}):
+        index = next(i for i, entry in enumerate(raw) if type(entry) is not list or len(entry) != 2)
+        raise FormatError(f"expected a [piece, score] pair, found {raw[index]!r:.60}", key=join(path, index))
+    pieces = list(map(_first, raw))
+    scores = list(map(_second, raw))
+    if raw and not set(map(type, pieces)) == {str}:
+        index = next(i for i, piece in enumerate(pieces) if type(piece) is not str)
+        raise FormatError(f"expected a string, found {pieces[index]!r:.60}", key=join(join(path, index), 0))
+    if raw and not set(map(type, scores)) <= {float, int}:
+        index = next(i for i, score in enumerate(scores) if type(score) not in (float, int))
+        raise FormatError(f"expected a number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
+    return list(zip(pieces, map(serde_f64, scores)))
+
+
+def serde_f64(value: float | int) -> float:
+    """The f64 HF's serde_json reads from the shortest text of `value` (see the module notes).
+
+    serde_json's default decimal path: all digits into a u64 significand (not
+    reached by a shortest repr, which has at most 17 digits), then
+    ``significand as f64`` multiplied or divided by ``10^|exp|``, walking down
+    by ``1e308`` when the power is out of the table. Integers convert directly.
+    """
+    if type(value) is int:
+        return float(value)
+    text = repr(value)
+    negative = text.startswith("-")
+    mantissa, _, exponent = text.lstrip("-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    result = float(int(whole + fraction))
+    power = (int(exponent) if exponent else 0) - len(fraction)
+    while True:
+        if abs(power) < len(_POW10):
+            result = result * _POW10[power] if power >= 0 else result / _POW10[-power]
+            break
+        if result == 0.0:
+            break
+        result /= 1e308
+        power += 308
+    return -result if negative else result

@@ -1,0 +1,111 @@
+"""WordPiece model: the ``"WordPiece"`` model of ``tokenizer.json`` (BERT's greedy longest match).
+
+Reproduces HF tokenizers 0.23.3, tokenizers/src/models/wordpiece/: ``mod.rs``
+(``Model::tokenize``) and ``serialization.rs`` (``WordPieceVisitor::visit_map``:
+``unk_token``, ``continuing_subword_prefix``, ``max_input_chars_per_word`` and
+``vocab`` are all required; ``type`` is optional).
+
+* A word of more than ``max_input_chars_per_word`` characters is one unk token.
+* Otherwise, from the start of what is left, the longest vocabulary entry wins
+  (tried from the whole rest down, one character at a time), written with
+  ``continuing_subword_prefix`` unless it starts the word. If nothing matches
+  at some point, the *whole word* becomes one unk token.
+* An unk token missing from the vocabulary raises `EncodeError` when it is
+  needed, as HF does ("WordPiece error: Missing [UNK] token from the vocabulary").
+
+Candidates longer than the longest vocabulary entry are skipped without a
+lookup (they cannot match), and words are cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._config import join, required
+from ..errors import EncodeError, FormatError
+from ._vocab import invert, read_vocab
+
+_CACHE_SIZE = 1 << 16
+_CACHED_WORD_CHARS = 256
+
+
+class WordPiece:
+    """Greedy longest-match-first subwords, as HF ``models::wordpiece::WordPiece``.
+
+    Args:
+        vocab: ``{token: id}``.
+        unk_token: token for words that cannot be spelt (HF builder default ``[UNK]``).
+        continuing_subword_prefix: marks a subword that does not start a word (default ``##``).
+        max_input_chars_per_word: longer words are unk (default 100).
+    """
+
+    def __init__(self, vocab: dict[str, int], unk_token: str = "[UNK]", continuing_subword_prefix: str = "##",
+                 max_input_chars_per_word: int = 100) -> None:
+        self._vocab = dict(vocab)
+        self._vocab_r = invert(self._vocab)
+        self._unk_token = unk_token
+        self._prefix = continuing_subword_prefix
+        self._max_chars = max_input_chars_per_word
+        self._longest = max(map(len, self._vocab), default=0)
+        self._cache: dict[str, list[int]] = {}
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> WordPiece:
+        max_chars = required(d, "max_input_chars_per_word", int, path)
+        if max_chars < 0:
+            raise FormatError(f"expected an unsigned integer, found {max_chars}",
+                              key=join(path, "max_input_chars_per_word"))
+        return cls(read_vocab(d, path), required(d, "unk_token", str, path),
+                   required(d, "continuing_subword_prefix", str, path), max_chars)
+
+    def tokenize(self, piece: str) -> list[int]:
+        ids = self._cache.get(piece)
+        if ids is None:
+            ids = [token for token, _, _ in self.tokenize_spans(piece)]
+            if len(piece) < _CACHED_WORD_CHARS:
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[piece] = ids
+        return ids[:]
+
+    def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        size = len(piece)
+        if size > self._max_chars:
+            return [(self._unk_id(), 0, size)]
+        get, prefix = self._vocab.get, self._prefix
+        tokens = []
+        start = 0
+        while start < size:
+            room = self._longest - (len(prefix) if start else 0)
+            end = min(size, start + room)
+            found = None
+            while start < end:
+                found = get(prefix + piece[start:end] if start else piece[start:end])
+                if found is not None:
+                    break
+                end -= 1
+            if found is None:
+                return [(self._unk_id(), 0, size)]
+            tokens.append((found, start, end))
+            start = end
+        return tokens
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
+        return self._vocab_r.get(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    def _unk_id(self) -> int:
+        found = self._vocab.get(self._unk_token)
+        if found is None:
+            raise EncodeError("WordPiece error: Missing [UNK] token from the vocabulary"
+                              f" (unk_token {self._unk_token!r})")
+        return found
