@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..encoding import Encoding
-from ._common import ids_with, process_with, token_and_id
+from ._common import process_with, token_and_id
 
 Special = tuple[str, int]
 
