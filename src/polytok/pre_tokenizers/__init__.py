@@ -41,3 +41,32 @@ def from_config(d: Any, path: str = "pre_tokenizer") -> PreTokenizer:
     if cls is None:
         raise FormatError(f"unknown pre-tokenizer type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+from .bert_pre_tokenizer import BertPreTokenizer  # noqa: E402
+from .byte_level import ByteLevel  # noqa: E402
+from .char_delimiter_split import CharDelimiterSplit  # noqa: E402
+from .digits import Digits  # noqa: E402
+from .fixed_length import FixedLength  # noqa: E402
+from .metaspace import Metaspace  # noqa: E402
+from .punctuation import Punctuation  # noqa: E402
+from .sequence import Sequence  # noqa: E402
+from .split import Split  # noqa: E402
+from .unicode_scripts import UnicodeScripts  # noqa: E402
+from .whitespace import Whitespace  # noqa: E402
+from .whitespace_split import WhitespaceSplit  # noqa: E402
+
+REGISTRY.update({
+    "BertPreTokenizer": BertPreTokenizer,
+    "ByteLevel": ByteLevel,
+    "CharDelimiterSplit": CharDelimiterSplit,
+    "Digits": Digits,
+    "FixedLength": FixedLength,
+    "Metaspace": Metaspace,
+    "Punctuation": Punctuation,
+    "Sequence": Sequence,
+    "Split": Split,
+    "UnicodeScripts": UnicodeScripts,
+    "Whitespace": Whitespace,
+    "WhitespaceSplit": WhitespaceSplit,
+})

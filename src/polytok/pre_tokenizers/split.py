@@ -1,0 +1,59 @@
+"""Split pre-tokenizer: cut at the matches of a literal or an Oniguruma regex.
+
+JSON: ``{"type": "Split", "pattern": {"String": s} | {"Regex": r}, "behavior":
+"Removed" | "Isolated" | "MergedWithPrevious" | "MergedWithNext" | "Contiguous",
+"invert": bool}``, all keys required.
+
+Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/split.rs``
+(``Split::new``, ``Split::pre_tokenize``): a ``String`` pattern is escaped and a
+``Regex`` one used as is, both compiled by Oniguruma (here: `regex_dialect`);
+`invert` flips every piece's is-match flag before the behaviour applies, so
+``Removed`` + `invert` keeps only the matches (GPT-4 style findall) and drops
+the text between them. An empty ``String`` matches the empty string at every
+position, which cuts the text into single chars. The behaviours and the
+zero-width-match rule live in `split_behavior`.
+
+The fast path of the Llama-3 / Qwen / GPT-4o style ``Isolated`` regexes is a
+single ``findall`` (see `split_behavior.RegexSplitter`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._config import as_object, join, required
+from ..errors import FormatError
+from ..regex_dialect import compile_literal, compile_onig
+from .split_behavior import Behavior, RegexSplitter, SplittingPreTokenizer, behavior_from_config
+
+
+class Split(SplittingPreTokenizer):
+    """Split pre-tokenizer.
+
+    Args:
+        pattern: the literal (``is_regex=False``) or Oniguruma regex to split at.
+        behavior: what happens to the matches, see `split_behavior.BEHAVIORS`.
+        invert: split at the text between matches instead.
+        is_regex: whether `pattern` is a regex (JSON ``Regex``) or a literal (``String``).
+    """
+
+    def __init__(self, pattern: str, behavior: Behavior, *, invert: bool = False, is_regex: bool = True,
+                 key: str = "pattern") -> None:
+        self.pattern = pattern
+        self.is_regex = is_regex
+        self.behavior = behavior
+        self.invert = invert
+        compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
+        self._splitter = RegexSplitter(compiled, behavior, invert)
+
+    @classmethod
+    def from_config(cls, d: dict[str, Any], path: str) -> "Split":
+        key = join(path, "pattern")
+        spec = as_object(required(d, "pattern", dict, path), key)
+        if len(spec) != 1 or next(iter(spec)) not in ("String", "Regex"):
+            raise FormatError(f"expected {{\"String\": …}} or {{\"Regex\": …}}, found {spec!r:.80}", key=key)
+        kind = next(iter(spec))
+        pattern = required(spec, kind, str, key)
+        behavior = behavior_from_config(d, "behavior", path)
+        invert = required(d, "invert", bool, path)
+        return cls(pattern, behavior, invert=invert, is_regex=kind == "Regex", key=join(key, kind))

@@ -1,0 +1,189 @@
+"""How pre-tokenizers cut a piece at pattern matches: HF ``SplitDelimiterBehavior``.
+
+Reproduces HF tokenizers 0.23.3 ``tokenizers/src/tokenizer/normalizer.rs``
+(``NormalizedString::split``: the per-behaviour folds over the covering
+``(offsets, is_match)`` list) and ``tokenizer/pattern.rs`` (``Pattern`` for a
+regex, for ``Fn(char) -> bool`` and ``Invert``).
+
+Two splitters share every pre-tokenizer's work, each with a fast path (plain
+strings) and an aligned path (spans for `NormalizedString.slices`) built from
+the same rule:
+
+* `RegexSplitter` (Split, ByteLevel, Whitespace): onig match iteration
+  (`regex_dialect.find_matches`), then `apply_behavior`. Its fast path takes
+  ``findall`` directly where the answer cannot differ: no empty match (so
+  Python's and onig's match iteration agree, see `regex_dialect.match_spans`)
+  and either ``Isolated`` over matches that cover the text, or ``Removed``
+  with ``invert`` (the matches themselves).
+* `CharSplitter` (the char-predicate patterns of Punctuation, Digits,
+  BertPreTokenizer, WhitespaceSplit, CharDelimiterSplit, Metaspace): HF makes
+  every matching char its own match, so each behaviour is one regex over a
+  character class whose matches are exactly the pieces `apply_behavior` would
+  give; both paths use that regex (``findall`` / ``finditer``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import regex
+
+from .._config import join, optional
+from ..errors import FormatError
+from ..normalized import NormalizedString
+from ..regex_dialect import find_matches
+
+Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+Span = tuple[int, int]
+
+# tokenizer.json spelling (serde variant names) -> polytok option value
+BEHAVIORS: dict[str, Behavior] = {
+    "Removed": "removed",
+    "Isolated": "isolated",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+
+
+def behavior_from_config(d: dict[str, Any], key: str, path: str, default: Behavior | None = None) -> Behavior:
+    """Read a behaviour; a missing key gives `default` (or is an error when there is none)."""
+    if key not in d and default is not None:
+        return default
+    if key not in d:
+        raise FormatError(f"missing required key {key!r}", key=path)
+    value = optional(d, key, str, path)
+    if value is None or value not in BEHAVIORS:
+        raise FormatError(f"unknown split behavior {d[key]!r}, expected one of {', '.join(BEHAVIORS)}",
+                          key=join(path, key))
+    return BEHAVIORS[value]
+
+
+def apply_behavior(pieces: list[tuple[int, int, bool]], behavior: Behavior) -> list[Span]:
+    """The spans HF keeps from a covering ``(start, end, is_match)`` list; may include empty ones.
+
+    subtle: a zero-width match is a piece too. It vanishes as empty, but it
+    still counts as "the previous piece was a match" for the Merged* and
+    Contiguous folds, so ``x*`` merges differently than ``x+``.
+    """
+    if behavior == "isolated":
+        return [(s, e) for s, e, _ in pieces]
+    if behavior == "removed":
+        return [(s, e) for s, e, is_match in pieces if not is_match]
+    ordered = pieces[::-1] if behavior == "merged_with_next" else pieces
+    out: list[Span] = []
+    previous = False
+    for s, e, is_match in ordered:
+        if behavior == "contiguous":
+            merge = is_match == previous
+        else:
+            merge = is_match and not previous
+        if merge and out:
+            a, b = out[-1]
+            out[-1] = (s, b) if behavior == "merged_with_next" else (a, e)
+        else:
+            out.append((s, e))
+        previous = is_match
+    if behavior == "merged_with_next":
+        out.reverse()
+    return out
+
+
+def cut(text: str, spans: list[Span]) -> list[str]:
+    """The non-empty pieces of `text` at `spans`."""
+    return [text[s:e] for s, e in spans if e > s]
+
+
+class RegexSplitter:
+    """Split at the matches of a compiled (onig-translated) pattern with a behaviour."""
+
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers")
+
+    def __init__(self, pattern: "regex.Pattern[str]", behavior: Behavior, invert: bool = False,
+                 always_covers: bool = False) -> None:
+        self.pattern = pattern
+        self.behavior = behavior
+        self.invert = invert
+        self._findall = pattern.findall if pattern.groups == 0 else None
+        # the caller's promise: every char is inside some non-empty match (GPT-2 pattern)
+        self._always_covers = always_covers
+
+    def _matches(self, text: str) -> list[str]:
+        if self._findall is not None:
+            return self._findall(text)  # type: ignore[no-any-return]
+        return [m.group() for m in self.pattern.finditer(text)]
+
+    def pieces(self, text: str) -> list[str]:
+        """Fast path: the pieces as strings (empty ones dropped)."""
+        if not text:
+            return []
+        behavior = self.behavior
+        if behavior == "isolated" and not self.invert:
+            found = self._matches(text)
+            if self._always_covers or ("" not in found and sum(map(len, found)) == len(text)):
+                return found
+        elif behavior == "removed" and self.invert:
+            found = self._matches(text)
+            if "" not in found:
+                return found
+        return cut(text, self.spans(text))
+
+    def spans(self, text: str) -> list[Span]:
+        """Aligned path: every kept span, onig match iteration."""
+        if not text:
+            return []
+        return apply_behavior(find_matches(self.pattern, text, self.invert), self.behavior)
+
+
+# HF makes each char accepted by a predicate its own match; with `C` the class,
+# these regexes match exactly the pieces each fold keeps (never empty).
+_CHAR_PIECES: dict[Behavior, str] = {
+    "removed": "[^{C}]+",
+    "isolated": "[{C}]|[^{C}]+",
+    "contiguous": "[{C}]+|[^{C}]+",
+    "merged_with_previous": "[^{C}]+[{C}]?|[{C}]",
+    "merged_with_next": "[{C}]?[^{C}]+|[{C}]",
+}
+
+
+class CharSplitter:
+    """Split where a char belongs to a class (HF ``Pattern`` for ``Fn(char) -> bool``).
+
+    Holds one regex whose matches are exactly the kept pieces.
+    """
+
+    __slots__ = ("pattern", "findall")
+
+    def __init__(self, char_class: str, behavior: Behavior) -> None:
+        """`char_class` is the body of a `regex` character class, without brackets."""
+        self.pattern = regex.compile(_CHAR_PIECES[behavior].replace("{C}", char_class))
+        self.findall = self.pattern.findall
+
+    @classmethod
+    def from_pieces_regex(cls, pieces_regex: str) -> "CharSplitter":
+        """A splitter whose pieces are the matches of `pieces_regex` (never empty ones)."""
+        splitter = cls.__new__(cls)
+        splitter.pattern = regex.compile(pieces_regex)
+        splitter.findall = splitter.pattern.findall
+        return splitter
+
+    def pieces(self, text: str) -> list[str]:
+        return self.findall(text)  # type: ignore[no-any-return]
+
+    def spans(self, text: str) -> list[Span]:
+        return [m.span() for m in self.pattern.finditer(text)]
+
+
+class SplittingPreTokenizer:
+    """Base of the pre-tokenizers that only cut (no char changes): both paths from ``_splitter``."""
+
+    exact_without_alignment = True
+    splits_pieces = True
+    reads_origin = False
+    _splitter: RegexSplitter | CharSplitter
+
+    def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
+        return self._splitter.pieces(text)
+
+    def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
+        return ns.slices(self._splitter.spans(ns.text))

@@ -1,0 +1,56 @@
+"""The split-behaviour folds: HF's own examples, and the char-class regexes against the folds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from polytok.pre_tokenizers.split_behavior import BEHAVIORS, CharSplitter, apply_behavior, cut
+
+
+def _dash_pieces(text):
+    """HF's covering list for the char pattern '-' (each dash its own match)."""
+    pieces, start = [], 0
+    for i, c in enumerate(text):
+        if c == "-":
+            if start < i:
+                pieces.append((start, i, False))
+            pieces.append((i, i + 1, True))
+            start = i + 1
+    if start < len(text):
+        pieces.append((start, len(text), False))
+    return pieces
+
+
+def test_hf_doc_example():
+    # normalizer.rs, SplitDelimiterBehavior docs: "the-final--countdown"
+    text = "the-final--countdown"
+    want = {
+        "removed": ["the", "final", "countdown"],
+        "isolated": ["the", "-", "final", "-", "-", "countdown"],
+        "merged_with_previous": ["the-", "final-", "-", "countdown"],
+        "merged_with_next": ["the", "-final", "-", "-countdown"],
+        "contiguous": ["the", "-", "final", "--", "countdown"],
+    }
+    for behavior, pieces in want.items():
+        assert cut(text, apply_behavior(_dash_pieces(text), behavior)) == pieces
+        assert CharSplitter("\\-", behavior).pieces(text) == pieces
+
+
+def test_zero_width_match_resets_previous_match():
+    # onig "x*" on "abxxc": (0,0) (1,1) (2,4) (5,5) -> HF "a", "bxx", "c" (merged with previous)
+    pieces = [(0, 0, True), (0, 1, False), (1, 1, True), (1, 2, False), (2, 4, True), (4, 5, False), (5, 5, True)]
+    assert cut("abxxc", apply_behavior(pieces, "merged_with_previous")) == ["a", "bxx", "c"]
+    assert cut("abxxc", apply_behavior(pieces, "merged_with_next")) == ["a", "b", "xxc"]
+
+
+@pytest.mark.parametrize("behavior", sorted(BEHAVIORS.values()))
+def test_char_regexes_equal_the_folds(behavior):
+    rng = random.Random(14)
+    splitter = CharSplitter("\\-", behavior)
+    for _ in range(2000):
+        text = "".join(rng.choice("-a-b") for _ in range(rng.randint(0, 10)))
+        spans = [s for s in apply_behavior(_dash_pieces(text), behavior) if s[1] > s[0]]
+        assert splitter.spans(text) == spans, text
+        assert splitter.pieces(text) == cut(text, spans), text
