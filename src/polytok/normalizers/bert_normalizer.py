@@ -29,14 +29,14 @@ from .. import unicode_norm, unicode_tables
 from .._config import as_object, optional, required
 from ..chars import WHITE_SPACE
 from ..normalized import NormalizedString
-from ..unicode_norm import char_class
+from ..unicode_norm import compile_class
 
-_CONTROL = re.compile(char_class(unicode_tables.BERT_CONTROL))
-_SPACE = re.compile("[" + "".join(sorted(WHITE_SPACE | {"\t", "\n", "\r"})) + "]")
+_CONTROL = compile_class(unicode_tables.BERT_CONTROL)
+_SPACE = re.compile("[" + "".join(sorted(WHITE_SPACE - {" "})) + "]")  # tab, LF, CR are White_Space
 _CHINESE_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
                    (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
-_CHINESE = re.compile(char_class(sorted(_CHINESE_RANGES)))
-_NONSPACING = re.compile(char_class(unicode_tables.BERT_NONSPACING))
+_CHINESE = compile_class(sorted(_CHINESE_RANGES))
+_NONSPACING = compile_class(unicode_tables.BERT_NONSPACING)
 
 
 @dataclass(frozen=True, slots=True)

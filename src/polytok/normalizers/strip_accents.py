@@ -12,15 +12,14 @@ NFD or NFKD.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .. import unicode_tables
 from .._config import as_object
 from ..normalized import NormalizedString
-from ..unicode_norm import char_class
+from ..unicode_norm import compile_class
 
-_MARK = re.compile(char_class(unicode_tables.COMBINING_MARKS))
+_MARK = compile_class(unicode_tables.COMBINING_MARKS)
 
 
 class StripAccents:
