@@ -17,8 +17,10 @@ older than Python's `unicodedata` (Unicode 14 in Python 3.11). The code points
 in ``unicode_tables.NORM_INERT`` are left untouched by HF and act as starters
 (combining class 0, no decomposition, no composition), so each one is a hard
 boundary: HF's result equals Python's normalization of the text between them.
-The fast path therefore calls `unicodedata.normalize` on the whole text when no
-such code point is present (one regex scan), and piecewise otherwise. Under a
+The fast path therefore returns text that `unicodedata.is_normalized` accepts
+(HF knows fewer mappings and blocks more, so it changes nothing there either),
+calls `unicodedata.normalize` on the whole text when no inert code point is
+present (one regex scan), and piecewise otherwise. Under a
 `unicodedata` version other than the one the tables were generated with, the
 inert set is recomputed once from HF's absolute data (about a second).
 
@@ -61,8 +63,8 @@ def char_class(ranges: Iterable[tuple[int, int]]) -> str:
     return "[" + "".join(parts) + "]"
 
 
-def compile_class(ranges: Iterable[tuple[int, int]]) -> "re.Pattern[str]":
-    """A compiled single-character `char_class`, fast on large sets.
+def class_pattern(ranges: Iterable[tuple[int, int]]) -> str:
+    """A one-character pattern for `ranges` that stays fast on large sets.
 
     `re` tests astral ranges one by one for every character, so the astral
     part sits behind a one-range guard: 0.12 s -> 0.02 s per MB of English for
@@ -72,10 +74,14 @@ def compile_class(ranges: Iterable[tuple[int, int]]) -> "re.Pattern[str]":
     bmp = [(first, min(last, 0xFFFF)) for first, last in ranges if first <= 0xFFFF]
     astral = [(max(first, 0x10000), last) for first, last in ranges if last > 0xFFFF]
     if len(astral) <= 2:
-        return re.compile(char_class(ranges))
+        return char_class(ranges)
     alternatives = [char_class(bmp)] if bmp else []
-    alternatives.append("(?=[\U00010000-\U0010FFFF])" + char_class(astral))
-    return re.compile("|".join(alternatives))
+    alternatives.append(r"(?=[\U00010000-\U0010FFFF])" + char_class(astral))
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def compile_class(ranges: Iterable[tuple[int, int]]) -> "re.Pattern[str]":
+    return re.compile(class_pattern(ranges))
 
 
 def code_points(ranges: Iterable[tuple[int, int]]) -> frozenset[str]:
@@ -120,8 +126,8 @@ def _inert_ranges() -> tuple[tuple[int, int], ...]:
 
 @functools.cache
 def _inert_regexes() -> tuple["re.Pattern[str]", "re.Pattern[str]"]:
-    cls = char_class(_inert_ranges())
-    return re.compile(cls), re.compile(f"({cls})")
+    pattern = class_pattern(_inert_ranges())
+    return re.compile(pattern), re.compile(f"({pattern})")
 
 
 @functools.cache
@@ -134,7 +140,9 @@ def _inert_chars() -> frozenset[str]:
 
 def normalize(form: str, text: str) -> str:
     """`text` in normalization `form` ("NFC", "NFD", "NFKC" or "NFKD"), as HF computes it."""
-    if text.isascii():
+    if text.isascii() or unicodedata.is_normalized(form, text):
+        # subtle: HF knows a subset of Python's mappings and classes (and blocks
+        # more), so text Python leaves alone is left alone by HF too.
         return text
     search, split = _inert_regexes()
     if search.search(text) is None:
@@ -188,7 +196,7 @@ def _ccc(c: str) -> int:
 def _expand(c: str, compat: bool) -> tuple[str, ...]:
     """Full recursive decomposition of one char, in mapping order (not yet reordered)."""
     cp = ord(c)
-    if cp < 0xC0 and not (compat and cp >= 0xA0) or c in _inert_chars():
+    if cp < 0xA0 or c in _inert_chars():  # nothing below U+00A0 decomposes
         return (c,)
     s = cp - _HANGUL_S
     if 0 <= s < _HANGUL_S_COUNT:
