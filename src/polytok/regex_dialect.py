@@ -10,8 +10,10 @@ reference/hf_tokenizers.md §3.5) and reproduces onig's iteration over empty
 matches (§3.4).
 
 Translations (upstream construct → polytok):
-- ``\\w`` → ``[\\p{L}\\p{M}\\p{N}\\p{Pc}]`` (onig counts No/Nl such as ``²`` and
-  excludes ZWJ; `regex`'s ``\\w`` does the opposite); ``\\W`` its complement.
+- ``\\w``, ``\\d`` (and ``\\W``, ``\\D``) → the exact sets onig
+  matches, measured through the reference and frozen in `polytok.onig_classes`
+  (onig's ``\\w`` is Alphabetic, M, Nd, Pc plus ``²³¹¼½¾``, from an older Unicode
+  than `regex`'s; `regex`'s own ``\\w`` differs on thousands of code points).
 - ``\\h`` / ``\\H`` → hex digit class / its complement.
 - ``^`` → ``^(?!\\z)`` with MULTILINE: onig's ``^`` is always a line anchor but
   does not match at the very end of a string ending in a newline.
@@ -28,15 +30,26 @@ from functools import lru_cache
 
 import regex
 
+from . import onig_classes
 from .errors import FormatError
 
-_WORD = r"\p{L}\p{M}\p{N}\p{Pc}"
+
+def _members(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+
+
+_WORD = _members(onig_classes.WORD)
+_DIGIT = _members(onig_classes.DIGIT)
+_WORD_IN_SET = _members(onig_classes.WORD_IN_SET)
+_DIGIT_IN_SET = _members(onig_classes.DIGIT_IN_SET)
 _HEX = "0-9a-fA-F"
 
 # escapes translated outside / inside a character class
-_OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "h": f"[{_HEX}]", "H": f"[^{_HEX}]",
+_OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "d": f"[{_DIGIT}]", "D": f"[^{_DIGIT}]",
+            "h": f"[{_HEX}]", "H": f"[^{_HEX}]",
             "Z": r"(?=\n?\z)", "z": r"\Z"}
-_INSIDE = {"w": _WORD, "h": _HEX}
+_INSIDE = {"w": _WORD_IN_SET, "d": _DIGIT_IN_SET, "h": _HEX}
+# ``\s`` stays native: `regex`'s set equals onig's (tests/test_regex_dialect.py checks it), and is faster.
 
 
 def translate(pattern: str) -> str:

@@ -46,8 +46,9 @@ class Truncation:
         """How many tokens of each sequence survive, given `reserved` special tokens."""
         max_length = self.max_length - reserved
         if max_length < 0:
-            raise EncodeError(f"truncation max_length {self.max_length} is smaller than the "
-                              f"{reserved} special tokens the post-processor adds")
+            # subtle: HF subtracts in unsigned arithmetic, which wraps to a huge budget,
+            # so nothing is truncated at all.
+            return n_a, n_b
         if max_length == 0:
             return 0, (0 if n_b is not None else None)
         total = n_a + (n_b or 0)

@@ -1,0 +1,70 @@
+"""The Oniguruma dialect: translations and match iteration, against the live reference."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+
+from polytok import onig_classes
+from polytok.regex_dialect import compile_onig, find_matches, match_spans, translate
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+def _reference_spans(pattern: str, text: str) -> list[tuple[int, int]]:
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="removed", invert=True)
+    return [span for _, span in split.pre_tokenize_str(text)]
+
+
+def _reference_replace(pattern: str, text: str) -> str:
+    return tokenizers.normalizers.Replace(tokenizers.Regex(pattern), "-").normalize_str(text)
+
+
+CASES = [
+    (r"\w+", "ab²c ⁶ Ⓐx ½ a\u200db"),
+    (r"[\w\-]+", "x-y ² ⁶"),
+    (r"\d+", "12 ٣٤ ²"),
+    (r"^\s*\w", "a\n b\n"),
+    (r"^", "a\nb\n"),
+    (r"$", "a\nb\n"),
+    (r"\w\Z", "ab\n"),
+    (r"\h+", "0xfF zz"),
+    (r"(?m:a.b)", "a\nb a b"),
+    (r"(?i:'s|'t)", "IT'S it'ſ"),
+    (r"x*", "abxxc"),
+    (r"|a", "a"),
+    (r" ?[^\s\p{L}\p{N}]+", "hi!! ¿qué? 3.14"),
+]
+
+
+@pytest.mark.parametrize("pattern,text", CASES)
+def test_replace_matches_reference(pattern, text):
+    ours = compile_onig(pattern)
+    rebuilt, prev = [], 0
+    for s, e in match_spans(ours, text):
+        rebuilt.append(text[prev:s] + "-")
+        prev = e
+    rebuilt.append(text[prev:])
+    assert "".join(rebuilt) == _reference_replace(pattern, text)
+
+
+@pytest.mark.parametrize("pattern,text", [c for c in CASES if "*" not in c[0] and c[0] not in ("|a", "^", "$")])
+def test_match_spans_match_reference(pattern, text):
+    assert match_spans(compile_onig(pattern), text) == _reference_spans(pattern, text)
+
+
+def test_native_space_class_equals_onig():
+    frozen = {p for a, b in onig_classes.SPACE for p in range(a, b + 1)}
+    native = {i for i in range(0x3001) if regex.match(r"\s", chr(i))}
+    native |= {i for i in range(0x3001, 0x110000) if not 0xD800 <= i < 0xE000 and regex.match(r"\s", chr(i))}
+    assert native == frozen
+
+
+def test_empty_match_iteration_steps_like_onig():
+    assert match_spans(compile_onig("x*"), "abxxc") == [(0, 0), (1, 1), (2, 4), (5, 5)]
+    assert find_matches(compile_onig("x*"), "") == [(0, 0, False)]
+
+
+def test_translation_of_flags_and_anchors():
+    assert translate("(?m)a.b") == "(?s)a.b"
+    assert "(?!\\z)" in translate("^a")
