@@ -178,6 +178,19 @@ def test_cut_before_mark_only_where_no_token_crosses():
     check_words(ref, ours, ["a▁b▁▁ab▁a▁▁▁b" * 3] + random_words(rng, "▁ab", 200, 40))
 
 
+def test_no_cut_after_a_character_that_is_not_a_token():
+    """'é' falls back to bytes and <0xA9> merges with '▁': no cut between 'é' and '▁'."""
+    vocab = {f"<0x{b:02X}>": b for b in range(256)}
+    vocab.update({"▁": 256, "a": 257, "▁a": 258, "▁▁": 259, "▁b": 260, "b": 261, "<0xA9>▁": 262, "<unk>▁": 263})
+    vocab.update({f"▁{n}": 300 + n for n in range(300)})  # so that '▁', not '<', is the cut mark
+    merges = [("▁", "a"), ("▁", "▁"), ("▁", "b"), ("<0xA9>", "▁")]
+    ref, ours = both(vocab, merges, byte_fallback=True)
+    check_words(ref, ours, ["▁aé▁a▁b▁é▁▁b", "▁a▁b▁aaé▁b▁a"])
+    assert ours._cut("▁aé▁a▁b") == ["▁aé▁a", "▁b"]
+    ref, ours = both(dict(vocab, **{"<unk>": 264}), merges + [("<unk>", "▁")], unk_token="<unk>")
+    check_words(ref, ours, ["▁aé▁a▁b▁é▁▁b", "▁a▁b▁aaé▁b▁a"])
+
+
 def test_cache_returns_copies():
     ours = BPE(ABC, ABC_MERGES)
     first = ours.tokenize("abcabc")

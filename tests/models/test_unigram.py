@@ -69,9 +69,17 @@ def test_missing_unk_id_raises_only_when_an_unknown_node_is_taken():
 
 def test_positive_scores_can_prefer_unknown_nodes():
     """min_score - 10 can beat a real piece; a fused unknown run that spells a piece becomes that piece."""
-    vocab = [("<unk>", 30.0), ("a", 30.0), ("b", 30.0), ("ab", 30.0), ("x", 45.0)]
+    vocab = [("<unk>", 30.0), ("a", 30.0), ("b", 30.0), ("ab", 30.0), ("x", 45.0), ("yz", 30.0)]
     ref, ours = both(vocab)
-    check_words(ref, ours, ["ab", "abx", "xab", "aab"])
+    assert ref.encode("yz").ids == [5]  # two unknown nodes (20 + 20) beat 'yz' (30), then fuse into 'yz'
+    check_words(ref, ours, ["ab", "abx", "xab", "aab", "yz", "ayzb", "yzyz"])
+
+
+def test_unknown_penalty_is_ten():
+    """unk(x) + b = (-5 - 10) + 9.5 loses to 'xb' = -5 by 0.5."""
+    ref, ours = both([("<unk>", 0.0), ("xb", -5.0), ("b", 9.5)])
+    assert ref.encode("xb").ids == [1]
+    check_words(ref, ours, ["xb", "xbxb", "b"])
 
 
 @pytest.mark.parametrize("seed", range(4))
