@@ -3,7 +3,8 @@
 `check(reference, ours, texts)` asserts, for every text, that
 - ``ours.normalize(text)`` (fast path) equals ``reference.normalize_str(text)``;
 - ``ours.normalize_aligned`` on a fresh `NormalizedString` gives the same text;
-- each normalized character's original offsets equal the reference's. Those
+- each normalized character's original offsets equal the reference's (and are
+  shifted as a whole for a piece that starts further into the input). Those
   come from a tiny `tokenizers.Tokenizer` with the reference normalizer, a
   pre-tokenizer that isolates every character (``(?m:.)`` is dot-all in
   Oniguruma) and a WordLevel model that makes each of them one unk token.
@@ -51,6 +52,9 @@ def check(reference: Any, ours: Any, texts: list[str], *, offsets: bool = True) 
         if tok is not None:
             ref_offsets = tok.encode(text, add_special_tokens=False).offsets
             assert got_offsets == ref_offsets, f"offsets on {text!r} -> {want!r}"
+        # a piece cut from further into the input: the same offsets, shifted
+        shifted = [(a + 7, b + 7) for a, b in got_offsets]
+        assert aligned(ours, text, start=7) == (want, shifted), f"offsets from 7 on {text!r}"
 
 
 def random_texts(pool: str, n: int, max_len: int = 12, seed: int = 0) -> list[str]:

@@ -36,6 +36,7 @@ _SPACE = re.compile("[" + "".join(sorted(WHITE_SPACE - {" "})) + "]")  # tab, LF
 _CHINESE_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
                    (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 _CHINESE = compile_class(sorted(_CHINESE_RANGES))
+_CHINESE_SPLIT = re.compile(f"({_CHINESE.pattern})")  # split() is 8x faster than sub() with a template
 _NONSPACING = compile_class(unicode_tables.BERT_NONSPACING)
 
 
@@ -65,7 +66,10 @@ class BertNormalizer:
             if not text.isascii() or not text.isprintable():
                 text = _SPACE.sub(" ", _CONTROL.sub("", text))
         if self.handle_chinese_chars and not text.isascii():
-            text = _CHINESE.sub(r" \g<0> ", text)
+            parts = _CHINESE_SPLIT.split(text)
+            if len(parts) > 1:  # ideographs sit at the odd indices
+                parts[1::2] = [f" {c} " for c in parts[1::2]]
+                text = "".join(parts)
         if self._strips_accents and not text.isascii():
             text = _NONSPACING.sub("", unicode_norm.normalize("NFD", text))
         if self.lowercase:
