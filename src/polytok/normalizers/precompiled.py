@@ -63,6 +63,7 @@ _JOINER = regex.compile(
 )
 
 Plan = tuple[tuple[str, "str | None"], ...]
+_CLUSTER_CACHE_LIMIT = 100_000
 
 
 def _joined_zones(text: str) -> list[tuple[int, int]]:
@@ -160,6 +161,8 @@ class _ClusterTable(dict[str, Plan]):
         self._charsmap = charsmap
 
     def __missing__(self, cluster: str) -> Plan:
+        if len(self) >= _CLUSTER_CACHE_LIMIT:
+            self.clear()  # unbounded input variety (zalgo text) must not grow memory forever
         transform = self._charsmap.transform
         whole = transform(cluster) if len(cluster.encode("utf-8")) < 6 else None
         plan: Plan = ((cluster, whole),) if whole is not None else tuple((c, transform(c)) for c in cluster)
@@ -177,6 +180,8 @@ class _ClusterText(dict[str, str]):
         self._plans = plans
 
     def __missing__(self, cluster: str) -> str:
+        if len(self) >= _CLUSTER_CACHE_LIMIT:
+            self.clear()
         self[cluster] = _output(self._plans[cluster])
         return self[cluster]
 
