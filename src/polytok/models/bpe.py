@@ -52,7 +52,7 @@ Performance:
 from __future__ import annotations
 
 from collections import Counter
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Any, Sequence
 
 from .._config import join, optional, required
@@ -119,7 +119,8 @@ class BPE:
         injective = len(self._vocab_r) == len(self._vocab)
         self._scan_limit = _SCAN_UP_TO if growing and injective else 0
         self._cache: dict[str, list[int]] = {}
-        self._can_cut = not self._prefix and not self._suffix and not ignore_merges and injective
+        self._plain = not self._prefix and not self._suffix and injective
+        self._can_cut = self._plain and not ignore_merges and not self._dropout
         self._cut_mark: str | None = None  # found on first use
         self._cut_after: frozenset[str] = frozenset()
 
@@ -162,11 +163,7 @@ class BPE:
         if chunks is not None and len(chunks) > 1:
             ids = []
             for chunk in chunks:
-                cached = self._cache.get(chunk)
-                if cached is None:
-                    cached = self._word_ids(chunk)
-                    self._remember(chunk, cached)
-                ids += cached
+                ids += self._cached_ids(chunk)
         else:
             ids = self._word_ids(piece)
         self._remember(piece, ids)
@@ -179,13 +176,19 @@ class BPE:
             whole = self._vocab.get(piece)
             if whole is not None:
                 return [(whole, 0, len(piece))]
-        cut = len(piece) > _CUT_FROM and self._can_cut and not self._dropout
-        spans = []
+        spans: list[tuple[int, int, int]] = []
         offset = 0
-        for chunk in self._cut(piece) if cut else [piece]:
-            ids, lengths = self._symbols(chunk)
-            ids, lengths = merge_heap(ids, lengths, self._rank_of(), self._results, self._dropout)
-            spans += [(i, start + offset, end + offset) for i, start, end in byte_spans_to_chars(chunk, ids, lengths)]
+        for chunk in self._cut(piece) if len(piece) > _CUT_FROM and self._can_cut else [piece]:
+            if self._plain and not self._dropout and None not in map(self._vocab.get, chunk):
+                # Every symbol is its character: a token spans as many characters as it spells.
+                ids = self._cached_ids(chunk)
+                ends = list(accumulate(map(len, map(self._vocab_r.__getitem__, ids)), initial=offset))
+                spans += zip(ids, ends, ends[1:])
+            else:
+                ids, lengths = self._symbols(chunk)
+                ids, lengths = merge_heap(ids, lengths, self._rank_of(), self._results, self._dropout)
+                spans += [(i, start + offset, end + offset)
+                          for i, start, end in byte_spans_to_chars(chunk, ids, lengths)]
             offset += len(chunk)
         return spans
 
@@ -212,6 +215,14 @@ class BPE:
             ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
             self._pair_ids = None
         return ranks.get
+
+    def _cached_ids(self, word: str) -> list[int]:
+        """The ids of `word` without cutting it, through the cache (the list must not be changed)."""
+        ids = self._cache.get(word)
+        if ids is None:
+            ids = self._word_ids(word)
+            self._remember(word, ids)
+        return ids
 
     def _remember(self, word: str, ids: list[int]) -> None:
         if len(word) < _CACHED_WORD_CHARS:
