@@ -316,15 +316,22 @@ class Tokenizer:
         tokens: list[str] = []
         offsets: list[tuple[int, int]] = []
         words: list[int | None] = []
+        model = self.model
+        value_of = getattr(model, "token_value", None)
         for index, (ns, token_id) in enumerate(pieces):
             word = index if word_index is None else word_index
             if token_id is not None:
-                found = [(token_id, ns.text, 0, len(ns.text))]
+                found = [(token_id, 0, len(ns.text))]
             else:
-                found = self.model.tokenize_spans(ns.text)
-            for id_, value, a, b in found:
+                found = model.tokenize_spans(ns.text)
+            for id_, a, b in found:
                 ids.append(id_)
-                tokens.append(value)
+                if token_id is not None:
+                    tokens.append(ns.text)
+                elif value_of is not None:
+                    tokens.append(value_of(id_, ns.text, a, b))
+                else:
+                    tokens.append(model.id_to_token(id_) or "")
                 offsets.append(ns.offsets(a, b) if b > a else (ns.orig_start + a, ns.orig_start + b))
                 words.append(word)
         n = len(ids)

@@ -4,6 +4,9 @@
 returns ``(id, start, end)`` with character offsets into `piece` for
 `encode_full` (a token covering part of a character, e.g. a byte-fallback
 piece, covers that whole character, as HF's char offsets do).
+``token_value(id, piece, start, end)`` is the string HF shows for that token in
+``Encoding.tokens``: usually ``id_to_token(id)``, but e.g. a Unigram unknown
+token shows the text it covers.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ class Model(Protocol):
     def tokenize(self, piece: str) -> list[int]: ...
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]: ...
+
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str: ...
 
     def token_to_id(self, token: str) -> int | None: ...
 
