@@ -36,26 +36,33 @@ def expected_spans(ref: tokenizers.Tokenizer, word: str) -> list[tuple[int, int,
     return [(i, start, end) for i, (start, end) in zip(encoding.ids, encoding.offsets)]
 
 
-def check_words(ref: tokenizers.Tokenizer, ours: Any, words: list[str], spans: bool = True) -> None:
-    """`ours` gives the reference's ids (and char offsets) for every word, or raises where it raises.
+def check_words(ref: tokenizers.Tokenizer, ours: Any, words: list[str], spans: bool = True,
+                values: bool = True) -> None:
+    """`ours` gives the reference's ids (and char offsets, and token strings) for every word, or raises where it raises.
 
-    The first difference is shown with each id's token.
+    The first difference is shown with each id's token. `values` compares
+    ``token_value`` with the reference's ``Encoding.tokens`` (off where ids are
+    shared by several tokens: HF then picks one in hash order).
     """
     for word in words:
         try:
-            expected = expected_spans(ref, word)
+            encoding = ref.encode(word)
         except Exception:  # the reference refuses the word: polytok must raise its own error
             with pytest.raises(PolytokError):
                 ours.tokenize(word)
             with pytest.raises(PolytokError):
                 ours.tokenize_spans(word)
             continue
+        expected = [(i, start, end) for i, (start, end) in zip(encoding.ids, encoding.offsets)]
         ids = [i for i, _, _ in expected]
         got = ours.tokenize(word)
         assert got == ids, _report(ref, word, ids, got)
         if spans:
             got_spans = ours.tokenize_spans(word)
             assert got_spans == expected, _report(ref, word, expected, got_spans)
+            if values:
+                got_values = [ours.token_value(i, word, start, end) for i, start, end in got_spans]
+                assert got_values == encoding.tokens, f"word {word[:80]!r}: token strings differ"
 
 
 def _report(ref: tokenizers.Tokenizer, word: str, expected: list[Any], got: list[Any]) -> str:

@@ -65,7 +65,7 @@ def test_shared_ids_reproduce_the_heap_exactly():
     merges = [("b", "c"), ("a", "b"), ("bc", "d"), ("a", "bc")]
     ref, ours = both(vocab, merges)
     assert ref.encode("abcd").ids == [5, 3]  # "lowest rank, leftmost" would give a, bcd
-    check_words(ref, ours, ["abcd", "abcdabcd", "dabcd", "abcd" * 20], spans=True)
+    check_words(ref, ours, ["abcd", "abcdabcd", "dabcd", "abcd" * 20], values=False)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -83,7 +83,7 @@ def test_shared_ids_random(seed):
         longer = [t for t in tokens if len(t) > 1]
         for _ in range(2):
             vocab[rng.choice(longer)] = vocab[rng.choice(longer)]
-        check_words(*both(vocab, merges), random_words(rng, "abc", 12, 14))
+        check_words(*both(vocab, merges), random_words(rng, "abc", 12, 14), values=False)
 
 
 def test_duplicate_merge_keeps_last_rank():

@@ -192,6 +192,12 @@ class BPE:
             offset += len(chunk)
         return spans
 
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
+        """HF's token string: the word itself for an ``ignore_merges`` hit, else ``id_to_token``."""
+        if self._ignore_merges and end - start == len(piece) and self._vocab.get(piece) == id:
+            return piece
+        return self._vocab_r.get(id, "")
+
     def token_to_id(self, token: str) -> int | None:
         return self._vocab.get(token)
 

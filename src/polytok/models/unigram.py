@@ -110,6 +110,13 @@ class Unigram:
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return self._tokens(piece)
 
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
+        """HF's token string: the text covered (an unknown run shows its own text), or a byte token's name."""
+        text = piece[start:end]
+        if id == self._unk_id or self._ids.get(text) == id:
+            return text
+        return self._pieces[id]
+
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)
 

@@ -41,6 +41,10 @@ class WordLevel:
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return [(self.tokenize(piece)[0], 0, len(piece))]
 
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
+        """HF's token string: the word, or the unk token."""
+        return piece if self._vocab.get(piece) == id else self._unk_token
+
     def token_to_id(self, token: str) -> int | None:
         return self._vocab.get(token)
 

@@ -90,6 +90,11 @@ class WordPiece:
             start = end
         return tokens
 
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
+        """HF's token string: the entry that matched (with its prefix), else the unk token."""
+        looked_up = self._prefix + piece[start:end] if start else piece[start:end]
+        return looked_up if self._vocab.get(looked_up) == id else self._unk_token
+
     def token_to_id(self, token: str) -> int | None:
         return self._vocab.get(token)
 
