@@ -63,11 +63,22 @@ def _check_ids(name, text, add_special, mode, ref, ours, file, reports):
     return None
 
 
+def _marker_texts(ref) -> list[str]:
+    """Texts built around the file's own added tokens: glued to words, spaced, doubled, at the ends."""
+    added = sorted(ref.get_added_tokens_decoder().items())
+    chosen = added[:6] + added[-3:] if len(added) > 9 else added
+    out = []
+    for _, token in chosen:
+        t = token.content
+        out += [f"{t}Hello", f"Hello{t}world", f" {t} x", f"a {t}{t} b", f"{t}", f"x\n{t}\n y", f"{t[:-1]} {t}"]
+    return out
+
+
 @pytest.mark.parametrize("name", sorted(HF_JSON_FIXTURES))
 def test_ids_every_mode(name):
     file, ref, ours = _pair(name)
     reports: list[str] = []
-    for text in _texts():
+    for text in _texts() + tuple(_marker_texts(ref)):
         for add_special, mode in MODES:
             _check_ids(name, text, add_special, mode, ref, ours, file, reports)
     assert not reports, f"{len(reports)} mismatches; first ones:\n" + "\n\n".join(reports[:MAX_REPORTS])
@@ -130,7 +141,7 @@ def _compare_full(file, label, expected, actual, reports):
 def test_encode_full_fields(name):
     file, ref, ours = _pair(name)
     reports: list[str] = []
-    for text in _texts():
+    for text in _texts() + tuple(_marker_texts(ref)):
         for add_special, mode in MODES[:3]:
             try:
                 expected = _full_fields(_ref_encode(ref, text, add_special, mode))
