@@ -108,6 +108,7 @@ class _Progress:
         self.total, self.done, self.out = total, 0, out
         self.start = self.last = time.monotonic()
         self.enabled = out.isatty() and total > 4_000_000
+        self.update(0, 0)
 
     def update(self, n: int, tokens: int) -> None:
         self.done += n
@@ -139,20 +140,20 @@ def _count(args: argparse.Namespace) -> int:
 
 
 def _count_one(tok: Tokenizer, name: str, args: argparse.Namespace, progress: _Progress, base: int) -> int:
+    """Tokens of the whole file as one text: cutting it into lines or chunks would change
+    the count for tokenizers whose pieces or normalizers span line ends."""
     try:
-        stream = sys.stdin if name == "-" else open(name, encoding="utf-8", newline="")
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            with open(name, encoding="utf-8", newline="") as f:
+                text = f.read()
     except OSError as exc:
         raise PolytokError(f"{name}: {exc.strerror}") from None
-    total = 0
-    with stream:
-        try:
-            for line in stream:
-                total += len(tok.encode(line, add_special=False, special=args.special))
-                progress.update(len(line.encode("utf-8", "surrogatepass")), base + total)
-        except UnicodeDecodeError as exc:
-            raise PolytokError(f"{name}: not UTF-8 text ({exc.reason})") from None
-    if not args.no_add_special:
-        total += len(tok.encode("", add_special=True, special=args.special))
+    except UnicodeDecodeError as exc:
+        raise PolytokError(f"{name}: not UTF-8 text at byte offset {exc.start} ({exc.reason})") from None
+    total = len(tok.encode(text, add_special=not args.no_add_special, special=args.special))
+    progress.update(len(text.encode("utf-8", "surrogatepass")), base + total)
     return total
 
 

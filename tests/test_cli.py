@@ -1,0 +1,86 @@
+"""The command line, run as a user runs it (a subprocess), checked against the reference."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polytok.formats import BUILTIN
+
+tokenizers = pytest.importorskip("tokenizers")
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "polytok", *args], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def _reference():
+    import gzip
+
+    return tokenizers.Tokenizer.from_str(gzip.decompress(BUILTIN["gpt2"].read_bytes()).decode())
+
+
+def test_encode_with_the_builtin_tokenizer():
+    out = run("encode", "Hello world <|endoftext|>")
+    assert out.returncode == 0, out.stderr
+    assert [int(x) for x in out.stdout.split()] == _reference().encode("Hello world <|endoftext|>").ids
+
+
+def test_encode_json_tokens_and_stdin(tmp_path):
+    ref = _reference().encode("héllo  there")
+    out = run("encode", "gpt2", "-", "--json", stdin="héllo  there")
+    data = json.loads(out.stdout)
+    assert data["ids"] == ref.ids and data["tokens"] == ref.tokens
+    assert [tuple(o) for o in data["offsets"]] == [tuple(o) for o in ref.offsets]
+    out = run("encode", "gpt2", "a <|endoftext|>", "--special", "text", "--tokens")
+    ref_tok = _reference()
+    ref_tok.encode_special_tokens = True
+    assert [int(line.split("\t")[0]) for line in out.stdout.splitlines()] == ref_tok.encode("a <|endoftext|>").ids
+
+
+def test_decode_and_count(tmp_path):
+    ref = _reference()
+    ids = ref.encode("Hello world, again!").ids
+    out = run("decode", "gpt2", *map(str, ids))
+    assert out.stdout == ref.decode(ids) + "\n"
+    f = tmp_path / "t.txt"
+    text = "line one\n\nline  two\r\n" * 50
+    f.write_text(text, encoding="utf-8", newline="")
+    out = run("count", "gpt2", str(f), str(f))
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    n = len(ref.encode(text).ids)
+    assert rows == [[str(n), str(f)], [str(n), str(f)], [str(2 * n), "total"]]
+
+
+def test_inspect_names_the_pipeline_and_special_tokens():
+    out = run("inspect", "gpt2", "--json")
+    info = json.loads(out.stdout)
+    assert info["model"] == "BPE" and info["pipeline"]["pre_tokenizer"] == "ByteLevel"
+    assert info["added_tokens"][0]["content"] == "<|endoftext|>"
+    assert info["added_tokens"][0]["parsed_in_text_mode"] is False
+    assert run("inspect").returncode == 0
+
+
+@pytest.mark.parametrize("args", [["encode", "/no/such/file.json", "x"], ["decode", "gpt2", "12", "x"],
+                                  ["count", "gpt2", "/no/such/file.txt"]])
+def test_errors_are_one_line_and_exit_nonzero(args):
+    out = run(*args)
+    assert out.returncode == 1
+    assert out.stderr.startswith("polytok: error: ") and out.stderr.count("\n") == 1, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_file_error_names_the_key(tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(json.dumps({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+                               "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Nope"}]}}))
+    out = run("encode", str(bad), "a")
+    assert out.returncode == 1 and "pre_tokenizer.pretokenizers[0].type" in out.stderr and str(bad) in out.stderr
