@@ -51,6 +51,7 @@ Performance:
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from itertools import accumulate, repeat
 from typing import Any, Sequence
@@ -218,7 +219,13 @@ class BPE:
         ranks = self._ranks
         if ranks is None:
             left_ids, right_ids = self._pair_ids  # type: ignore[misc]
-            ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
+            collecting = gc.isenabled()
+            gc.disable()  # every new key tuple stays alive: collections during the build are pure cost (2x)
+            try:
+                ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
+            finally:
+                if collecting:
+                    gc.enable()
             self._pair_ids = None
         return ranks.get
 
