@@ -56,6 +56,13 @@ def test_byte_fallback_spans_the_whole_unknown_run():
     check_words(*both(partial, byte_fallback=True), ["aé", "aÃ", "é"])
 
 
+def test_token_strings_when_unk_id_is_a_byte_token():
+    """Encoding.tokens: byte-fallback tokens show '<0xHH>' even when one of them is the unk id."""
+    vocab = [("a", -1.0), ("<0x78>", -2.0), ("<0xC3>", -2.0), ("<0xA9>", -2.0), ("b", -1.0)]
+    for fallback in (True, False):
+        check_words(*both(vocab, unk_id=1, byte_fallback=fallback), ["axé", "x", "éa", "bxxb", "a<0x78>"])
+
+
 def test_missing_unk_id_raises_only_when_an_unknown_node_is_taken():
     vocab = [("a", -1.0), ("ab", -1.0)]
     ref, ours = both(vocab, unk_id=None)

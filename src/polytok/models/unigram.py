@@ -113,8 +113,10 @@ class Unigram:
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         """HF's token string: the text covered (an unknown run shows its own text), or a byte token's name."""
         text = piece[start:end]
-        if id == self._unk_id or self._ids.get(text) == id:
+        if text in self._ids or self._byte_ids is None:
             return text
+        if None in [self._byte_ids[b] for b in text.encode()]:
+            return text  # an unknown run left as unk_id
         return self._pieces[id]
 
     def token_to_id(self, token: str) -> int | None:
