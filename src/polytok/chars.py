@@ -7,14 +7,20 @@ The pre-tokenizers' punctuation, numeric and word classes come from Unicode
 tables of different ages inside HF tokenizers 0.23.3 (``unicode_categories``
 ~8.0 for punctuation, the Rust std and `regex` crate for the others), none of
 which is this Python's `unicodedata`; they are frozen in `char_classes` by
-probing the reference on every code point (tools/gen_char_classes.py). Each
-class also comes as the body of a `regex` character class (``*_CLASS``) so the
-fast paths can match runs of it in C.
+probing the reference on every code point (tools/gen_char_classes.py). For the
+fast paths, which match runs of a class in C, `regex_set` gives each class as
+a `regex` set and `regex_class` writes any set of chars as a class body.
 """
 
 from __future__ import annotations
 
+import sys
+from array import array
 from bisect import bisect_right
+from functools import lru_cache
+from itertools import chain
+
+import regex
 
 from . import char_classes as _classes
 
@@ -79,7 +85,36 @@ def _to_ranges(points: list[int]) -> Ranges:
     return tuple(out)
 
 
-PUNCTUATION_CLASS = regex_class(_classes.PUNCTUATION)
-NUMERIC_CLASS = regex_class(_classes.NUMERIC)
-WORD_CLASS = regex_class(_classes.WORD)
 WHITE_SPACE_CLASS = regex_class(WHITE_SPACE)
+
+# How the reference defines each class, as `regex` properties; `regex_set` corrects the
+# Unicode-version differences. Rust's `regex` crate \w is UTS#18's word class.
+_SPELLINGS = {
+    "PUNCTUATION": r"\p{P}\x21-\x2F\x3A-\x40\x5B-\x60\x7B-\x7E",
+    "NUMERIC": r"\p{N}",
+    "WORD": r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}",
+}
+
+
+@lru_cache(maxsize=1)
+def _every_char() -> str:
+    points = array("I", chain(range(0xD800), range(0xE000, 0x110000)))
+    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+@lru_cache(maxsize=None)
+def regex_set(name: str) -> str:
+    """A `regex` V1 set (with its brackets) matching exactly the frozen class `name`.
+
+    `name` is "PUNCTUATION", "NUMERIC" or "WORD". One class of a few hundred
+    ranges matches ~10x slower in `regex` than a property class, so the set is
+    the property spelling of the class plus / minus the code points where this
+    `regex` build's Unicode disagrees with the frozen table (measured once per
+    process, ~0.1 s; compile the pattern with ``regex.V1``).
+    """
+    spelling = _SPELLINGS[name]
+    got = set(map(ord, regex.findall(f"(?V1)[{spelling}]", _every_char())))
+    want = {c for first, last in getattr(_classes, name) for c in range(first, last + 1)}
+    add, remove = sorted(want - got), sorted(got - want)
+    body = f"[{spelling}||[{regex_class(_to_ranges(add))}]]" if add else f"[{spelling}]"
+    return f"[{body}--[{regex_class(_to_ranges(remove))}]]" if remove else body

@@ -65,3 +65,13 @@ def test_scripts_sampled():
 @pytest.mark.slow
 def test_every_code_point():
     _check(ALL)
+
+
+@pytest.mark.parametrize("name", ["PUNCTUATION", "NUMERIC", "WORD"])
+def test_regex_sets_equal_the_frozen_classes(name):
+    import regex
+
+    every = "".join(map(chr, ALL))
+    got = set(map(ord, regex.findall(chars.regex_set(name), every, flags=regex.V1)))
+    want = {c for first, last in getattr(char_classes, name) for c in range(first, last + 1)}
+    assert got == want

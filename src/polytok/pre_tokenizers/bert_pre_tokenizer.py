@@ -15,17 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chars import PUNCTUATION_CLASS, WHITE_SPACE_CLASS
+from ..chars import WHITE_SPACE_CLASS, regex_set
 from .split_behavior import CharSplitter, SplittingPreTokenizer
-
-_PIECES = f"[{PUNCTUATION_CLASS}]|[^{PUNCTUATION_CLASS}{WHITE_SPACE_CLASS}]+"
-
 
 class BertPreTokenizer(SplittingPreTokenizer):
     """BertPreTokenizer: ``"Hey friend!  a$b€c"`` gives ``Hey``, ``friend``, ``!``, ``a``, ``$``, ``b€c``."""
 
     def __init__(self) -> None:
-        self._splitter = CharSplitter.from_pieces_regex(_PIECES)
+        punctuation = regex_set("PUNCTUATION")
+        self._splitter = CharSplitter.from_pieces_regex(f"{punctuation}|[^{punctuation}{WHITE_SPACE_CLASS}]+")
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "BertPreTokenizer":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import required
-from ..chars import NUMERIC_CLASS
+from ..chars import regex_set
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
 
@@ -23,7 +23,7 @@ class Digits(SplittingPreTokenizer):
 
     def __init__(self, individual_digits: bool = False) -> None:
         self.individual_digits = individual_digits
-        self._splitter = CharSplitter(NUMERIC_CLASS, "isolated" if individual_digits else "contiguous")
+        self._splitter = CharSplitter(regex_set("NUMERIC"), "isolated" if individual_digits else "contiguous")
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Digits":

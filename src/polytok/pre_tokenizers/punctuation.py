@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chars import PUNCTUATION_CLASS
+from ..chars import regex_set
 from .split_behavior import Behavior, CharSplitter, SplittingPreTokenizer, behavior_from_config
 
 
@@ -23,7 +23,7 @@ class Punctuation(SplittingPreTokenizer):
 
     def __init__(self, behavior: Behavior = "isolated") -> None:
         self.behavior = behavior
-        self._splitter = CharSplitter(PUNCTUATION_CLASS, behavior)
+        self._splitter = CharSplitter(regex_set("PUNCTUATION"), behavior)
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Punctuation":

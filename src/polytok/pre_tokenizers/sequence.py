@@ -51,6 +51,10 @@ class Sequence:
         for pretokenizer in self.pretokenizers:
             if not pieces:
                 break
+            each = getattr(pretokenizer, "pre_tokenize_each", None)
+            if each is not None:  # a member that ignores at_origin, in one call (ByteLevel)
+                pieces = each(pieces)
+                continue
             run = pretokenizer.pre_tokenize
             out = list(run(pieces[0], at_origin))
             # only a first piece that survives is still the first one of the input

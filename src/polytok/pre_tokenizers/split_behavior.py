@@ -155,15 +155,15 @@ class CharSplitter:
     __slots__ = ("pattern", "findall")
 
     def __init__(self, char_class: str, behavior: Behavior) -> None:
-        """`char_class` is the body of a `regex` character class, without brackets."""
-        self.pattern = regex.compile(_CHAR_PIECES[behavior].replace("{C}", char_class))
+        """`char_class`: a class body or a nested `regex` V1 set (`polytok.chars.regex_set`)."""
+        self.pattern = regex.compile(_CHAR_PIECES[behavior].replace("{C}", char_class), regex.V1)
         self.findall = self.pattern.findall
 
     @classmethod
     def from_pieces_regex(cls, pieces_regex: str) -> "CharSplitter":
-        """A splitter whose pieces are the matches of `pieces_regex` (never empty ones)."""
+        """A splitter whose pieces are the matches of `pieces_regex` (V1; never empty matches)."""
         splitter = cls.__new__(cls)
-        splitter.pattern = regex.compile(pieces_regex)
+        splitter.pattern = regex.compile(pieces_regex, regex.V1)
         splitter.findall = splitter.pattern.findall
         return splitter
 

@@ -9,7 +9,8 @@ the whitespace between them. Its Unicode ``\\w`` (Alphabetic, M*, Nd, Pc,
 Join_Control) is frozen in `polytok.char_classes` (`regex`'s own ``\\w`` follows
 a newer Unicode); ``\\s`` is White_Space.
 
-Upstream: ``\\w+|[^\\w\\s]+``; here ``[W]+|[^WS]+`` with W, S the frozen classes.
+Upstream: ``\\w+|[^\\w\\s]+``; here ``W+|[^WS]+`` with W = ``chars.regex_set("WORD")``
+and S = White_Space, the same sets written out for `regex`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,17 @@ from typing import Any
 
 import regex
 
-from ..chars import WHITE_SPACE_CLASS, WORD_CLASS
+from ..chars import WHITE_SPACE_CLASS, regex_set
 from .split_behavior import RegexSplitter, SplittingPreTokenizer
-
-_PATTERN = regex.compile(f"[{WORD_CLASS}]+|[^{WORD_CLASS}{WHITE_SPACE_CLASS}]+")
 
 
 class Whitespace(SplittingPreTokenizer):
     """Whitespace pre-tokenizer: ``"Hey man!"`` gives ``Hey``, ``man``, ``!``."""
 
     def __init__(self) -> None:
-        self._splitter = RegexSplitter(_PATTERN, "removed", invert=True)
+        word = regex_set("WORD")
+        pattern = regex.compile(f"{word}+|[^{word}{WHITE_SPACE_CLASS}]+", regex.V1)
+        self._splitter = RegexSplitter(pattern, "removed", invert=True)
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Whitespace":
