@@ -31,11 +31,31 @@ def from_config(d: Any, path: str = "normalizer") -> Normalizer:
     d = as_object(d, path)
     kind = d.get("type")
     if kind is None:
-        raise FormatError("missing required key 'type'", key=path)
+        kind = _guess_untyped(d, path)
     cls = REGISTRY.get(kind)
     if cls is None:
         raise FormatError(f"unknown normalizer type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+# Old files may omit "type"; HF then tries the variants in this order, and a
+# variant matches when its required fields are present (normalizers/mod.rs,
+# NormalizerUntagged). Types without fields cannot be recognised this way.
+_UNTAGGED = (
+    ("BertNormalizer", ("clean_text", "handle_chinese_chars", "lowercase")),
+    ("Strip", ("strip_left", "strip_right")),
+    ("Sequence", ("normalizers",)),
+    ("Precompiled", ("precompiled_charsmap",)),
+    ("Replace", ("pattern", "content")),
+    ("Prepend", ("prepend",)),
+)
+
+
+def _guess_untyped(d: dict[str, Any], path: str) -> str:
+    for kind, fields in _UNTAGGED:
+        if all(f in d for f in fields):
+            return kind
+    raise FormatError("missing required key 'type' (and the fields match no normalizer)", key=path)
 
 
 from .bert_normalizer import BertNormalizer  # noqa: E402
