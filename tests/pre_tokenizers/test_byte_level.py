@@ -18,6 +18,10 @@ def test_whole_texts(config):
     assert_same(config, all_texts())
 
 
+def test_use_regex_defaults_to_true():
+    assert_same({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False}, all_texts(n_random=50))
+
+
 @pytest.mark.parametrize("cuts", [(3,), (1, 5), (2, 4, 7)])
 @pytest.mark.parametrize("add", [True, False])
 def test_prefix_space_is_added_to_every_split(add, cuts):

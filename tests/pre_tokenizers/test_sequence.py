@@ -95,10 +95,21 @@ def test_metaspace_first_after_non_splitting_members_is_exact():
 
 
 def test_fast_path_first_piece_keeps_at_origin():
-    config = {"type": "Sequence", "pretokenizers": [METASPACE_FIRST, METASPACE_FIRST]}
-    pt = ours(config)
-    assert not pt.exact_without_alignment
-    assert fast(pt, "a b") == ["▁a", "▁b"]
+    # the fast path's rule (exact while nothing dropped text): only the first piece of an
+    # at-origin input, and only while it survives, is at origin
+    digits = {"type": "Digits", "individual_digits": True}
+    cases = [
+        ([METASPACE_FIRST, METASPACE_FIRST], "a b", ["▁a", "▁b"]),
+        ([digits, METASPACE_FIRST], "1a", ["▁1", "a"]),
+        ([digits, {"type": "UnicodeScripts"}, {**METASPACE_FIRST, "split": False}], " 1a", ["1", "a"]),
+    ]
+    for members, text, want in cases:
+        config = {"type": "Sequence", "pretokenizers": members}
+        pt = ours(config)
+        assert not pt.exact_without_alignment
+        assert [p for p, _ in reference(config).pre_tokenize_str(text)] == want
+        assert pt.pre_tokenize(text, True) == want
+    pt = ours({"type": "Sequence", "pretokenizers": [METASPACE_FIRST, METASPACE_FIRST]})
     assert pt.pre_tokenize("a b", False) == ["a", "▁b"]
 
 

@@ -19,6 +19,8 @@ def test_word_class_is_the_rust_regex_one():
     # ZWJ/ZWNJ are word chars (Join_Control); superscript digits are not (\w has Nd only);
     # U+001C is neither whitespace nor word
     texts = ["a\u200db\u200cc", "x² y³ ½", "a\x1cb", "Ⅻ ⅻ ① ⑽", "\u0300a\u0301", "snake_case‿x", "١٢٣ ௰"]
+    # letters newer than the reference's tables (Unicode 17) are not word chars there
+    texts += ["a\u0c5cb \U00011db0x \ua7ceZ"]
     assert_same(CONFIG, texts)
 
 

@@ -10,6 +10,11 @@ Empty pieces are dropped, as HF ``PreTokenizedString::split`` does.
 ``exact_without_alignment`` is False for the rare pipelines whose fast path
 cannot know a piece's original offset (Metaspace ``first`` after a splitting
 pre-tokenizer); the tokenizer then encodes through the aligned path.
+Sequence computes it from two attributes of its members: ``splits_pieces``
+(the member re-slices its input, so a piece's original start can move) and
+``reads_origin`` (the member looks at it). A member that ignores `at_origin`
+may also offer ``pre_tokenize_each(pieces)``, which Sequence calls once for all
+pieces (ByteLevel).
 """
 
 from __future__ import annotations
