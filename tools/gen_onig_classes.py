@@ -41,7 +41,17 @@ def ranges(points: list[int]) -> list[tuple[int, int]]:
     return out
 
 
+def newer_than_onig() -> list[int]:
+    """Code points onig holds unassigned but the installed `regex` module knows (newer Unicode)."""
+    import regex
+
+    unassigned = set(measure(r"\p{Cn}"))
+    known = regex.compile(r"\P{Cn}")
+    return sorted(p for p in unassigned if known.match(chr(p)))
+
+
 def main() -> int:
+    import regex
     import tokenizers
 
     lines = [
@@ -60,6 +70,13 @@ def main() -> int:
             lines.append("    " + " ".join(f"(0x{a:04X}, 0x{b:04X})," for a, b in rs[i:i + 6]))
         lines.append(")")
         print(f"{name}: {len(rs)} ranges", file=sys.stderr)
+    newer = ranges(newer_than_onig())
+    lines += ["", f"REGEX_VERSION = {regex.__version__!r}",
+              "# assigned in REGEX_VERSION's Unicode, unassigned (Cn) for onig: matched as a Cn stand-in",
+              "NEWER_THAN_ONIG: tuple[tuple[int, int], ...] = ("]
+    for i in range(0, len(newer), 6):
+        lines.append("    " + " ".join(f"(0x{a:04X}, 0x{b:04X})," for a, b in newer[i:i + 6]))
+    lines.append(")")
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return 0
 

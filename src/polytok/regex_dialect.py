@@ -20,12 +20,20 @@ Translations (upstream construct → polytok):
 - ``$`` → ``$`` with MULTILINE (end of any line).
 - ``\\Z`` → ``(?=\\n?\\z)``; ``\\z`` → ``\\Z`` (absolute end in `regex`).
 - ``(?m)`` / ``(?m:…)`` → ``(?s)``: in Ruby syntax ``m`` is dot-matches-newline.
+- ``\\b`` / ``\\B`` → look-arounds over onig's word set.
 Everything else (``\\p{…}``, POSIX brackets, look-around, possessive and atomic
-groups, ``\\x{…}``) has the same meaning in both engines.
+groups) has the same meaning in both engines, with one difference of data: the
+`regex` module knows a newer Unicode than the reference's onig, which holds
+about 4,800 recently assigned code points (e.g. U+0C5C, CJK Extension J) as
+unassigned. `OnigPattern` matches a view of the text in which each of them is
+replaced by an always-unassigned stand-in (U+0378), one for one, so offsets are
+unchanged; U+0295, Ll for onig and Lo for `regex`, stands in as U+0138 (Ll).
+The view is made only when such a character is present.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
 import regex
@@ -48,6 +56,8 @@ _HEX = "0-9a-fA-F"
 _OUTSIDE = {"w": f"[{_WORD}]", "W": f"[^{_WORD}]", "d": f"[{_DIGIT}]", "D": f"[^{_DIGIT}]",
             "h": f"[{_HEX}]", "H": f"[^{_HEX}]",
             "Z": r"(?=\n?\z)", "z": r"\Z"}
+_BOUNDARY = f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))"
+_OUTSIDE.update({"b": _BOUNDARY, "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))"})
 _INSIDE = {"w": _WORD_IN_SET, "d": _DIGIT_IN_SET, "h": _HEX}
 # ``\s`` stays native: `regex`'s set equals onig's (tests/test_regex_dialect.py checks it), and is faster.
 
@@ -99,11 +109,50 @@ def translate(pattern: str) -> str:
     return "".join(out)
 
 
+_STAND_INS = {p: 0x0378 for a, b in onig_classes.NEWER_THAN_ONIG for p in range(a, b + 1)}
+_STAND_INS[0x0295] = 0x0138
+_NEWER = frozenset(map(chr, _STAND_INS))
+
+
+class OnigPattern:
+    """A translated pattern that sees newer-than-onig code points as onig does (unassigned).
+
+    `findall` returns substrings of the text given; the spans of `search` /
+    `finditer` matches index it too (their `group()` may show stand-ins).
+    """
+
+    __slots__ = ("native", "pattern", "groups")
+
+    def __init__(self, native: "regex.Pattern[str]", pattern: str) -> None:
+        self.native = native
+        self.pattern = pattern
+        self.groups = native.groups
+
+    def view(self, text: str) -> str:
+        """`text` itself, or the same-length copy with stand-ins for newer code points."""
+        # subtle: isascii() is O(1) on CPython strings; the set test runs about 45 MB/s.
+        if text.isascii() or _NEWER.isdisjoint(text):
+            return text
+        return text.translate(_STAND_INS)
+
+    def search(self, text: str, pos: int = 0) -> "regex.Match[str] | None":
+        return self.native.search(self.view(text), pos)
+
+    def finditer(self, text: str) -> "Iterator[regex.Match[str]]":
+        return self.native.finditer(self.view(text))
+
+    def findall(self, text: str) -> list[str]:
+        view = self.view(text)
+        if view is text:
+            return self.native.findall(text)  # type: ignore[no-any-return]
+        return [text[m.start():m.end()] for m in self.native.finditer(view)]
+
+
 @lru_cache(maxsize=256)
-def compile_onig(pattern: str, key: str = "pattern") -> "regex.Pattern[str]":
+def compile_onig(pattern: str, key: str = "pattern") -> OnigPattern:
     """Compile an Oniguruma pattern; a pattern that does not compile names `key`."""
     try:
-        return regex.compile(translate(pattern), regex.MULTILINE)
+        return OnigPattern(regex.compile(translate(pattern), regex.MULTILINE), pattern)
     except (regex.error, ValueError, OverflowError) as exc:
         raise FormatError(f"invalid regular expression {pattern!r}: {exc}", key=key) from None
 
@@ -114,7 +163,7 @@ def compile_literal(literal: str) -> "regex.Pattern[str]":
     return regex.compile(regex.escape(literal))
 
 
-def match_spans(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
+def match_spans(pattern: "OnigPattern | regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
     """The (start, end) of every match, iterated as onig's ``find_iter`` does.
 
     After an empty match at the position where the previous match ended, onig
@@ -125,6 +174,8 @@ def match_spans(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int
         return []
     spans: list[tuple[int, int]] = []
     pos, last_end, n = 0, -1, len(text)
+    if isinstance(pattern, OnigPattern):
+        text, pattern = pattern.view(text), pattern.native
     search = pattern.search
     while pos <= n:
         m = search(text, pos)
@@ -139,7 +190,7 @@ def match_spans(pattern: "regex.Pattern[str]", text: str) -> list[tuple[int, int
     return spans
 
 
-def find_matches(pattern: "regex.Pattern[str]", text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+def find_matches(pattern: "OnigPattern | regex.Pattern[str]", text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
     """Covering list of ``(start, end, is_match)`` pieces (HF ``Pattern::find_matches``)."""
     if not text:
         return [(0, 0, invert)]

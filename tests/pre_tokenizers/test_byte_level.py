@@ -43,13 +43,9 @@ def test_cache_does_not_change_results():
     assert first == again
 
 
-def test_known_divergence_letters_newer_than_onig():
-    """Still differs: `regex` knows Unicode 17 letters (U+0C5C, U+A7CE) that the reference's onig does not.
-
-    The GPT-2 pattern goes through regex_dialect, which keeps ``\\p{L}`` as is; this
-    clears once the dialect pins onig's Unicode version.
-    """
+def test_letters_newer_than_onig_are_unassigned_as_for_the_reference():
+    """`regex` knows Unicode 17 letters (U+0C5C, U+A7CE, CJK Ext. J) that the reference's onig holds unassigned."""
     config = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}
-    text = "a\u0c5c b\ua7ce"
-    want = [p for p, _ in reference(config).pre_tokenize_str(text)]
-    assert ours(config).pre_tokenize(text) != want
+    for text in ("a\u0c5c b\ua7ce", "x\U000323b0y 12\u0295z"):
+        want = [p for p, _ in reference(config).pre_tokenize_str(text)]
+        assert ours(config).pre_tokenize(text, True) == want

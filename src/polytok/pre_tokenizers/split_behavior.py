@@ -111,7 +111,7 @@ class RegexSplitter:
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
             return self._findall(text)  # type: ignore[no-any-return]
-        return [m.group() for m in self.pattern.finditer(text)]
+        return [text[m.start():m.end()] for m in self.pattern.finditer(text)]
 
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped)."""
