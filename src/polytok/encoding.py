@@ -145,18 +145,19 @@ def pad(enc: Encoding, target: int, pad_id: int, pad_type_id: int, pad_token: st
     """Pad `enc` (and its overflows) to `target` tokens on the `direction` side."""
     overflowing = [pad(o, target, pad_id, pad_type_id, pad_token, direction) for o in enc.overflowing]
     k = target - len(enc.ids)
+    no_words: list[int | None] = [None] * k
     if k <= 0:
         return replace(enc, overflowing=overflowing)
     if direction == "left":
         ranges = {seq: (s + k, e + k) for seq, (s, e) in enc.sequence_ranges.items()}
         return Encoding(
             [pad_id] * k + enc.ids, [pad_token] * k + enc.tokens, [(0, 0)] * k + enc.offsets,
-            [None] * k + enc.word_ids, [pad_type_id] * k + enc.type_ids, [1] * k + enc.special_tokens_mask,
+            no_words + enc.word_ids, [pad_type_id] * k + enc.type_ids, [1] * k + enc.special_tokens_mask,
             [0] * k + enc.attention_mask, overflowing, ranges,
         )
     return Encoding(
         enc.ids + [pad_id] * k, enc.tokens + [pad_token] * k, enc.offsets + [(0, 0)] * k,
-        enc.word_ids + [None] * k, enc.type_ids + [pad_type_id] * k, enc.special_tokens_mask + [1] * k,
+        enc.word_ids + no_words, enc.type_ids + [pad_type_id] * k, enc.special_tokens_mask + [1] * k,
         enc.attention_mask + [0] * k, overflowing, dict(enc.sequence_ranges),
     )
 

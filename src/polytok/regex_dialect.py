@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import TypeAlias
 
 import regex
 
@@ -144,8 +145,11 @@ class OnigPattern:
     def findall(self, text: str) -> list[str]:
         view = self.view(text)
         if view is text:
-            return self.native.findall(text)  # type: ignore[no-any-return]
+            return self.native.findall(text)
         return [text[m.start():m.end()] for m in self.native.finditer(view)]
+
+
+Pattern: TypeAlias = "OnigPattern | regex.Pattern[str]"
 
 
 @lru_cache(maxsize=256)

@@ -92,8 +92,9 @@ class TokenTrie:
             if m is None:
                 return out
             start = m.start()
-            node, i, best = root, start, None
-            while i < n:
+            node: dict[Any, Any] | None = root
+            i, best = start, None
+            while i < n and node is not None:
                 node = node.get(text[i])
                 if node is None:
                     break

@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from typing import Literal
 from collections.abc import Iterable
 from operator import itemgetter
 
@@ -134,11 +135,13 @@ def _inert_regexes() -> tuple["re.Pattern[str]", "re.Pattern[str]"]:
 def _inert_chars() -> frozenset[str]:
     return code_points(_inert_ranges())
 
+Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
+
 
 # -- fast path ------------------------------------------------------------------------
 
 
-def normalize(form: str, text: str) -> str:
+def normalize(form: Form, text: str) -> str:
     """`text` in normalization `form` ("NFC", "NFD", "NFKC" or "NFKD"), as HF computes it."""
     if text.isascii() or unicodedata.is_normalized(form, text):
         # subtle: HF knows a subset of Python's mappings and classes (and blocks

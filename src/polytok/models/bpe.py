@@ -267,11 +267,11 @@ class BPE:
             whole = get(word)
             if whole is not None:
                 return [whole]
-        ids = None
+        ids: list[int] | None = None
         if not self._prefix and not self._suffix:
-            ids = list(map(get, word))
-            if None in ids:
-                ids = None
+            found = list(map(get, word))
+            if None not in found:
+                ids = found  # type: ignore[assignment]  # no None left
         if ids is None:
             ids = self._symbols(word)[0]
         if len(ids) < 2:

@@ -117,7 +117,7 @@ class Unigram:
             return text
         if None in [self._byte_ids[b] for b in text.encode()]:
             return text  # an unknown run left as unk_id
-        return self._pieces[id]
+        return str(self._pieces[id])
 
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)

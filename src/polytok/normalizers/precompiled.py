@@ -105,7 +105,7 @@ class Charsmap:
     def _unit(self, pos: int) -> int:
         if pos >= len(self.units):
             raise EncodeError(f"precompiled_charsmap: trie index {pos} out of bounds ({len(self.units)} units)")
-        return self.units[pos]
+        return int(self.units[pos])
 
     @staticmethod
     def _offset(unit: int) -> int:

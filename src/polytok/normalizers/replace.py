@@ -30,7 +30,7 @@ import regex
 from .._config import as_object, join, required
 from ..errors import FormatError
 from ..normalized import NormalizedString
-from ..regex_dialect import compile_literal, compile_onig, match_spans
+from ..regex_dialect import Pattern, compile_literal, compile_onig, match_spans
 
 
 class Replace:
@@ -38,7 +38,7 @@ class Replace:
         self.pattern = pattern
         self.content = content
         self.is_regex = is_regex
-        self._regex: regex.Pattern[str] = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
+        self._regex: Pattern = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Replace":

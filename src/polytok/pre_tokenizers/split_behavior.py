@@ -31,7 +31,7 @@ import regex
 from .._config import join, optional
 from ..errors import FormatError
 from ..normalized import NormalizedString
-from ..regex_dialect import find_matches
+from ..regex_dialect import Pattern, find_matches
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 Span = tuple[int, int]
@@ -99,7 +99,7 @@ class RegexSplitter:
 
     __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers")
 
-    def __init__(self, pattern: "regex.Pattern[str]", behavior: Behavior, invert: bool = False,
+    def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
                  always_covers: bool = False) -> None:
         self.pattern = pattern
         self.behavior = behavior
@@ -110,7 +110,7 @@ class RegexSplitter:
 
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
-            return self._findall(text)  # type: ignore[no-any-return]
+            return self._findall(text)
         return [text[m.start():m.end()] for m in self.pattern.finditer(text)]
 
     def pieces(self, text: str) -> list[str]:
@@ -168,7 +168,7 @@ class CharSplitter:
         return splitter
 
     def pieces(self, text: str) -> list[str]:
-        return self.findall(text)  # type: ignore[no-any-return]
+        return self.findall(text)
 
     def spans(self, text: str) -> list[Span]:
         return [m.span() for m in self.pattern.finditer(text)]
