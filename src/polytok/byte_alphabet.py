@@ -11,6 +11,10 @@ inverse mapping.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ._config import required
+
 
 def _build_alphabet() -> list[str]:
     printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
@@ -27,3 +31,11 @@ def _build_alphabet() -> list[str]:
 
 BYTES_TO_CHARS: list[str] = _build_alphabet()
 CHARS_TO_BYTES: dict[str, int] = {c: b for b, c in enumerate(BYTES_TO_CHARS)}
+
+
+def byte_level_flags(d: dict[str, Any], path: str) -> tuple[bool, bool, bool]:
+    """``(add_prefix_space, trim_offsets, use_regex)`` of a ByteLevel object, one struct in HF
+    for all three stages: the first two are required; a missing ``use_regex`` is true, and an
+    explicit null is an error (serde default, not Option)."""
+    use_regex = required(d, "use_regex", bool, path) if "use_regex" in d else True
+    return required(d, "add_prefix_space", bool, path), required(d, "trim_offsets", bool, path), use_regex

@@ -21,8 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._config import required
-from ..byte_alphabet import BYTES_TO_CHARS
+from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 
 # alphabet char -> the Latin-1 char of its byte, so str.translate + latin-1 encode yields the bytes
 _TO_LATIN1 = {ord(c): b for b, c in enumerate(BYTES_TO_CHARS)}
@@ -45,12 +44,7 @@ class ByteLevel:
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
-        return cls(
-            required(d, "add_prefix_space", bool, path),
-            required(d, "trim_offsets", bool, path),
-            # a null use_regex is rejected (serde default, not Option)
-            required(d, "use_regex", bool, path) if "use_regex" in d else True,
-        )
+        return cls(*byte_level_flags(d, path))
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         joined = "".join(tokens)

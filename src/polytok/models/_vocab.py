@@ -1,4 +1,5 @@
-"""Vocabulary helpers shared by the models: the ``{token: id}`` map of BPE, WordPiece and WordLevel.
+"""Vocabulary helpers shared by the models: the ``{token: id}`` map of BPE, WordPiece and WordLevel,
+read and checked, and the lookups every model answers from it (`VocabLookup`).
 
 HF tokenizers 0.23.3 reads these maps with serde into ``AHashMap<String, u32>``
 (models/bpe/serialization.rs, wordpiece/serialization.rs, wordlevel/serialization.rs):
@@ -70,3 +71,23 @@ def byte_spans_to_chars(text: str, ids: list[int], lengths: list[int]) -> list[t
         spans.append((token_id, first, owners[min(end - 1, last)] + 1))
         start = end
     return spans
+
+
+class VocabLookup:
+    """``token_to_id`` / ``id_to_token`` / ``get_vocab`` / ``vocab_size`` over ``_vocab`` and ``_vocab_r``."""
+
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
+        return self._vocab_r.get(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def vocab_size(self) -> int:
+        return len(self._vocab)

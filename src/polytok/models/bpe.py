@@ -60,7 +60,7 @@ from .._config import join, optional, required
 from ..errors import EncodeError, FormatError
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
 from ._bpe_word import merge_heap, merge_scan
-from ._vocab import byte_spans_to_chars, invert, read_vocab, utf8_len
+from ._vocab import VocabLookup, byte_spans_to_chars, invert, read_vocab, utf8_len
 
 __all__ = ["BPE", "UnknownMergeToken"]
 
@@ -70,7 +70,7 @@ _SCAN_UP_TO = 48  # symbols; the list scan is faster up to about this length
 _CUT_FROM = 8  # characters; longer words are cut where no merge can cross
 
 
-class BPE:
+class BPE(VocabLookup):
     """Byte-pair encoding with ranked merges, as HF ``models::bpe::BPE``.
 
     Args:
@@ -198,19 +198,6 @@ class BPE:
         if self._ignore_merges and end - start == len(piece) and self._vocab.get(piece) == id:
             return piece
         return self._vocab_r.get(id, "")
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
-        return self._vocab_r.get(id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     # -- internals ----------------------------------------------------------
 

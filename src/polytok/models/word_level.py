@@ -14,10 +14,10 @@ from typing import Any
 
 from .._config import required
 from ..errors import EncodeError
-from ._vocab import invert, read_vocab
+from ._vocab import VocabLookup, invert, read_vocab
 
 
-class WordLevel:
+class WordLevel(VocabLookup):
     """Whole-word lookup, as HF ``models::wordlevel::WordLevel``.
 
     Args:
@@ -44,19 +44,6 @@ class WordLevel:
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         """HF's token string: the word, or the unk token."""
         return piece if self._vocab.get(piece) == id else self._unk_token
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
-        return self._vocab_r.get(id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     def _unk_id(self) -> int:
         found = self._vocab.get(self._unk_token)

@@ -23,13 +23,13 @@ from typing import Any
 
 from .._config import join, required
 from ..errors import EncodeError, FormatError
-from ._vocab import invert, read_vocab
+from ._vocab import VocabLookup, invert, read_vocab
 
 _CACHE_SIZE = 1 << 16
 _CACHED_WORD_CHARS = 256
 
 
-class WordPiece:
+class WordPiece(VocabLookup):
     """Greedy longest-match-first subwords, as HF ``models::wordpiece::WordPiece``.
 
     Args:
@@ -94,19 +94,6 @@ class WordPiece:
         """HF's token string: the entry that matched (with its prefix), else the unk token."""
         looked_up = self._prefix + piece[start:end] if start else piece[start:end]
         return looked_up if self._vocab.get(looked_up) == id else self._unk_token
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
-        return self._vocab_r.get(id)
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def vocab_size(self) -> int:
-        return len(self._vocab)
 
     def _unk_id(self) -> int:
         found = self._vocab.get(self._unk_token)

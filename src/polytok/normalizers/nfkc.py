@@ -12,24 +12,8 @@ character keeps the offsets of the first source character only.
 
 from __future__ import annotations
 
-from typing import Any
-
-from .. import unicode_norm
-from .._config import as_object
-from ..normalized import NormalizedString
+from ._unicode_form import UnicodeForm
 
 
-class NFKC:
-    @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "NFKC":
-        as_object(d, path)
-        return cls()
-
-    def __repr__(self) -> str:
-        return "NFKC()"
-
-    def normalize(self, text: str) -> str:
-        return unicode_norm.normalize("NFKC", text)
-
-    def normalize_aligned(self, ns: NormalizedString) -> None:
-        ns.transform(unicode_norm.normalize_changes("NFKC", ns.text))
+class NFKC(UnicodeForm):
+    form = "NFKC"

@@ -11,24 +11,8 @@ Every character of a decomposition maps to the whole source character.
 
 from __future__ import annotations
 
-from typing import Any
-
-from .. import unicode_norm
-from .._config import as_object
-from ..normalized import NormalizedString
+from ._unicode_form import UnicodeForm
 
 
-class NFKD:
-    @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "NFKD":
-        as_object(d, path)
-        return cls()
-
-    def __repr__(self) -> str:
-        return "NFKD()"
-
-    def normalize(self, text: str) -> str:
-        return unicode_norm.normalize("NFKD", text)
-
-    def normalize_aligned(self, ns: NormalizedString) -> None:
-        ns.transform(unicode_norm.normalize_changes("NFKD", ns.text))
+class NFKD(UnicodeForm):
+    form = "NFKD"

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .._config import required
+from ..byte_alphabet import byte_level_flags
 from ..chars import WHITE_SPACE
 from ..encoding import Encoding
 from ._common import ids_with, mark_sequence, process_with
@@ -78,12 +78,7 @@ class ByteLevel:
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
-        return cls(
-            required(d, "add_prefix_space", bool, path),
-            required(d, "trim_offsets", bool, path),
-            # a null use_regex is rejected (serde default, not Option)
-            required(d, "use_regex", bool, path) if "use_regex" in d else True,
-        )
+        return cls(*byte_level_flags(d, path))
 
     def added_tokens(self, is_pair: bool) -> int:
         return 0

@@ -32,8 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._config import required
-from ..byte_alphabet import BYTES_TO_CHARS
+from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from ..normalized import NormalizedString
 from ..regex_dialect import compile_onig
 from .split_behavior import RegexSplitter
@@ -87,10 +86,8 @@ class ByteLevel:
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
-        return cls(add_prefix_space=required(d, "add_prefix_space", bool, path),
-                   trim_offsets=required(d, "trim_offsets", bool, path),
-                   # a missing use_regex defaults to true; an explicit null is an error (serde default)
-                   use_regex=required(d, "use_regex", bool, path) if "use_regex" in d else True)
+        add_prefix_space, trim_offsets, use_regex = byte_level_flags(d, path)
+        return cls(add_prefix_space=add_prefix_space, trim_offsets=trim_offsets, use_regex=use_regex)
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
         if not text:
