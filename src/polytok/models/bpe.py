@@ -32,8 +32,8 @@ The ids are the same.
 
 Performance:
 
-* A per-model dict caches word -> ids (up to ``_CACHE_SIZE`` words under
-  ``_CACHED_WORD_CHARS`` characters; cleared when full). HF caches 10k words
+* A per-model dict caches word -> ids (up to ``CACHE_SIZE`` words under
+  ``CACHED_WORD_CHARS`` characters (`models._cache`); cleared when full). HF caches 10k words
   under 256 bytes; the cache never changes results.
 * Long words are cut into chunks that merge independently, so each chunk is
   cached on its own. SentencePiece-style models (Llama-2, Mistral, Gemma) have
@@ -60,12 +60,11 @@ from .._config import join, optional, required
 from ..errors import EncodeError, FormatError
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
 from ._bpe_word import merge_heap, merge_scan
+from ._cache import WordCache
 from ._vocab import VocabLookup, byte_spans_to_chars, invert, read_vocab, utf8_len
 
 __all__ = ["BPE", "UnknownMergeToken"]
 
-_CACHE_SIZE = 1 << 16
-_CACHED_WORD_CHARS = 256
 _SCAN_UP_TO = 48  # symbols; the list scan is faster up to about this length
 _CUT_FROM = 8  # characters; longer words are cut where no merge can cross
 
@@ -119,7 +118,7 @@ class BPE(VocabLookup):
         self._no_rank = max((1 << 30) - 1, len(lefts))
         injective = len(self._vocab_r) == len(self._vocab)
         self._scan_limit = _SCAN_UP_TO if growing and injective else 0
-        self._cache: dict[str, list[int]] = {}
+        self._cache = WordCache()
         self._plain = not self._prefix and not self._suffix and injective
         self._can_cut = self._plain and not ignore_merges and not self._dropout
         self._cut_mark: str | None = None  # found on first use
@@ -167,7 +166,7 @@ class BPE(VocabLookup):
                 ids += self._cached_ids(chunk)
         else:
             ids = self._word_ids(piece)
-        self._remember(piece, ids)
+        self._cache.remember(piece, ids)
         return ids[:]
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
@@ -221,14 +220,8 @@ class BPE(VocabLookup):
         ids = self._cache.get(word)
         if ids is None:
             ids = self._word_ids(word)
-            self._remember(word, ids)
+            self._cache.remember(word, ids)
         return ids
-
-    def _remember(self, word: str, ids: list[int]) -> None:
-        if len(word) < _CACHED_WORD_CHARS:
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.clear()
-            self._cache[word] = ids
 
     def _cut(self, word: str) -> list[str]:
         """`word` cut before each mark that no merge can cross (see the module notes)."""

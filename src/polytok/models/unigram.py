@@ -42,10 +42,9 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from .._config import join, optional, required
+from ._cache import WordCache
 from ..errors import EncodeError, FormatError
 
-_CACHE_SIZE = 1 << 16
-_CACHED_WORD_CHARS = 256
 _UNK_PENALTY = 10.0
 _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
@@ -81,7 +80,7 @@ class Unigram:
             if len(piece) > 1 and reach.get(piece[:2], 0) < len(piece):
                 reach[piece[:2]] = len(piece)
         self._reach = reach
-        self._cache: dict[str, list[int]] = {}
+        self._cache = WordCache()
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
@@ -101,10 +100,7 @@ class Unigram:
         ids = self._cache.get(piece)
         if ids is None:
             ids = [token for token, _, _ in self._tokens(piece)]
-            if len(piece) < _CACHED_WORD_CHARS:
-                if len(self._cache) >= _CACHE_SIZE:
-                    self._cache.clear()
-                self._cache[piece] = ids
+            self._cache.remember(piece, ids)
         return ids[:]
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:

@@ -23,10 +23,9 @@ from typing import Any
 
 from .._config import join, required
 from ..errors import EncodeError, FormatError
+from ._cache import WordCache
 from ._vocab import VocabLookup, invert, read_vocab
 
-_CACHE_SIZE = 1 << 16
-_CACHED_WORD_CHARS = 256
 
 
 class WordPiece(VocabLookup):
@@ -47,7 +46,7 @@ class WordPiece(VocabLookup):
         self._prefix = continuing_subword_prefix
         self._max_chars = max_input_chars_per_word
         self._longest = max(map(len, self._vocab), default=0)
-        self._cache: dict[str, list[int]] = {}
+        self._cache = WordCache()
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> WordPiece:
@@ -62,10 +61,7 @@ class WordPiece(VocabLookup):
         ids = self._cache.get(piece)
         if ids is None:
             ids = [token for token, _, _ in self.tokenize_spans(piece)]
-            if len(piece) < _CACHED_WORD_CHARS:
-                if len(self._cache) >= _CACHE_SIZE:
-                    self._cache.clear()
-                self._cache[piece] = ids
+            self._cache.remember(piece, ids)
         return ids[:]
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
