@@ -42,7 +42,8 @@ SYNTHETIC = OUT / "synthetic"
 SYNTHETIC_TEXTS = ["plain text", "a<|im_end|>b", "x<turn|> y", "<s>Hello</s>", "x <u>  y", "XYZW", "aXYb", "<c> <c>",
                    "<|end|> <|return|> <|channel|>x <|call|>", "</s><|tool_response>", "a </s> b",
                    "a <|user|>  b <s> c </s>  d <unk> e <|endoftext|>  f", "x  <mask>  y <pad>",
-                   "  <u><u>XY YZW  "]
+                   "  <u><u>XY YZW  ", "a ' b 's 're 't 'll 'd 'm 've 'x", "Hello ? yes , no . ok ! end",
+                   "x '  ' y ' 's", "' 's ' 're", " 's 'm ' ' '"]
 
 NAMES = ["aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4",
          "gpt-2", "gpt-neox", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe", "phi-3", "qwen2", "qwen35",
