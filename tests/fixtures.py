@@ -326,6 +326,45 @@ def fixture_path(name: str, filename: str) -> Path:
     return shared
 
 
+GGUF_VOCAB = json.loads((TESTS_DIR / "fixture_sources.json").read_text(encoding="utf-8"))["gguf_vocab"]
+# The <name> of each models/ggml-vocab-<name>.gguf in the llama-cpp-python sdist.
+GGUF_VOCAB_NAMES = tuple(
+    r["file"].removeprefix("ggml-vocab-").removesuffix(".gguf") for r in GGUF_VOCAB["files"] if r["format"] == "gguf"
+)
+
+
+@functools.cache
+def gguf_vocab_path(name: str) -> Path:
+    """Path of llama.cpp's ggml-vocab-<name>.gguf, with its .inp/.out (when it has them) beside it.
+
+    Every vocab file and vector of the sdist is extracted in the one verified
+    download.  Skips the calling test, with the reason, when PyPI cannot be reached.
+
+    Raises:
+        KeyError: unknown vocab name.
+        FixtureError: the archive or a file does not match its recorded sha256.
+    """
+    filename = f"ggml-vocab-{name}.gguf"
+    records = {r["file"]: r for r in GGUF_VOCAB["files"]}
+    if filename not in records:
+        raise KeyError(f"unknown GGUF vocab {name!r} (known: {GGUF_VOCAB_NAMES})")
+    folder = cache_root() / GGUF_VOCAB["name"]
+    mine = [r for r in records.values() if r["file"].startswith(filename)]
+    if all((folder / r["file"]).is_file() and sha256_file(folder / r["file"]) == r["sha256"] for r in mine):
+        return folder / filename
+    key = f"{GGUF_VOCAB['package']}=={GGUF_VOCAB['version']}:{GGUF_VOCAB['archive']}"
+    try:
+        if key in _FETCH_FAILURES:
+            raise FetchError(_FETCH_FAILURES[key])
+        contents = fetch_members(GGUF_VOCAB, {r["member"]: r["sha256"] for r in records.values()})
+    except FetchError as err:
+        _FETCH_FAILURES[key] = str(err)
+        pytest.skip(f"{filename}: {key} could not be downloaded ({err})")
+    for record in records.values():
+        _write_atomic(folder / record["file"], contents[record["member"]])
+    return folder / filename
+
+
 # --- texts ------------------------------------------------------------------
 
 
