@@ -219,8 +219,8 @@ def test_duplicate_and_empty_keys_are_rejected_as_llama_cpp_does() -> None:
 
 @pytest.mark.parametrize(("vtype", "value"), [(UINT64, 32), (UINT32, 0), (UINT32, 48)])
 def test_bad_alignment(vtype: int, value: int) -> None:
-    err = _failure(pack_gguf([("general.alignment", vtype, value)]))
-    assert err.key == "general.alignment"
+    err = _failure(pack_gguf([("a", UINT8, 1), ("general.alignment", vtype, value)]))
+    assert (err.key, err.offset) == ("general.alignment", 24 + 14)
 
 
 def test_nesting_is_bounded() -> None:

@@ -188,6 +188,7 @@ class _Reader:
         version, tensor_count, kv_count = self.header()
         kv: dict[str, Any] = {}
         types: dict[str, tuple[ValueType, ...]] = {}
+        align_at = 0
         for i in range(kv_count):
             offset = self.pos
             key = self.string(f"kv[{i}]")
@@ -196,7 +197,8 @@ class _Reader:
             if key in kv:
                 raise self.fail("duplicate key (llama.cpp refuses the file)", key, offset)
             kv[key], types[key] = self.value(key, 0)
-        alignment = self.alignment(kv, types)
+            align_at = offset if key == General.ALIGNMENT else align_at
+        alignment = self.alignment(kv, types, align_at)
         byte_order = "little" if self.order == "<" else "big"
         return GGUFMetadata(self.file, version, byte_order, tensor_count, kv, types, alignment, self.pos)
 
@@ -292,12 +294,12 @@ class _Reader:
         self.pos = pos
         return out
 
-    def alignment(self, kv: dict[str, Any], types: dict[str, tuple[ValueType, ...]]) -> int:
+    def alignment(self, kv: dict[str, Any], types: dict[str, tuple[ValueType, ...]], offset: int) -> int:
         key = General.ALIGNMENT
         if key not in kv:
             return DEFAULT_ALIGNMENT
         if types[key] != (ValueType.UINT32,):
-            raise self.fail(f"must be UINT32, not {types[key][0].name}", key, self.pos)
+            raise self.fail(f"must be UINT32, not {types[key][0].name}", key, offset)
         if kv[key] == 0 or kv[key] & (kv[key] - 1):
-            raise self.fail(f"alignment {kv[key]} is not a power of two", key, self.pos)
+            raise self.fail(f"alignment {kv[key]} is not a power of two", key, offset)
         return int(kv[key])
