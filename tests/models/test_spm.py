@@ -115,3 +115,15 @@ def test_lookups():
     assert m.token_to_id("<x>") == 20 and m.id_to_token(20) == "<x>" and m.id_to_token(len(VOCAB)) is None
     assert m.get_vocab()["\u2581\u2581"] == 32
     assert m.token_value(3, "\u00e9", 0, 1) == "<0xC3>"
+
+
+@pytest.mark.parametrize("name", ["llama-spm", "phi-3", "baichuan"])
+def test_real_vocabularies_match_llama_cpp_goldens(name):
+    from ._llama_goldens import Keys, plain_rows, vocabulary
+
+    kv = vocabulary(name)
+    m = SPM(list(zip(kv[Keys.LIST], kv[Keys.SCORES])))
+    rows = plain_rows(name, kv)
+    assert len(rows) > 200
+    wrong = [(text, ids) for text, ids in rows if m.tokenize(spm_input(text) if text else "") != ids]
+    assert not wrong, wrong[:3]
