@@ -20,6 +20,14 @@ sentencepiece's ``unigram_model.cc`` (``EncodeOptimized``).
   all exist, each spanning the whole string; else ``unk_id``.
 * Empty pieces are never matched (the trie only reports non-empty prefixes).
 
+llama.cpp's UGM (llama-cpp-python 0.3.36, vendor/llama.cpp/src/llama-vocab.cpp,
+``llm_tokenizer_ugm`` and ``llm_tokenizer_ugm_session::tokenize``, lines
+903-1070; reference/llama_vocab.md §6.4) runs the same Viterbi (positions in
+order, pieces shortest first, strictly greater offers win, double sums) with
+the differences given as the options `matchable`, `zero_score`, `unk_score`
+and ``unknown_runs="collapse"``; its normalization is `Precompiled` with
+``match="longest"``.
+
 Scores from ``tokenizer.json``: serde_json as HF builds it (without its
 ``float_roundtrip`` feature) parses decimals with two roundings
 (``significand as f64`` then ``* or / 10^k``), so about a quarter of the
@@ -39,7 +47,7 @@ from __future__ import annotations
 
 from math import inf
 from operator import itemgetter
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
 from ._cache import WordCache
@@ -57,26 +65,53 @@ class Unigram:
         vocab: ``(piece, score)`` pairs; a piece's id is its index.
         unk_id: id of the unknown token, or None (then unknown characters raise at encode).
         byte_fallback: spell unknown strings as ``<0xHH>`` byte tokens when all exist.
+        matchable: per id, whether Viterbi may use the piece. HF: all (None);
+            llama.cpp UGM: only ``normal``, ``user_defined`` and ``unused`` tokens
+            (``llm_tokenizer_ugm``'s ``token_matcher``); a duplicated piece then
+            matches as the last *matchable* id.
+        zero_score: per id, whether the piece scores 0.0 on the path. HF: none
+            (None); llama.cpp UGM: ``user_defined`` tokens.
+        unk_score: score of an unknown character. HF (None): min of all scores
+            minus 10; llama.cpp UGM: min over ``normal`` tokens minus 10, in
+            float32 (the reader computes it).
+        unknown_runs: ``"fuse"`` (HF): a run of unknown nodes becomes the piece
+            it spells, its bytes (`byte_fallback`) or `unk_id`; ``"collapse"``
+            (llama.cpp UGM backtrack): the run is one `unk_id`, never looked up
+            or spelt, and with `unk_id` None it is -1 (``LLAMA_TOKEN_NULL``)
+            instead of an error.
 
     Raises:
         FormatError: `unk_id` is not an index of `vocab`.
     """
 
     def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int | None = None,
-                 byte_fallback: bool = False) -> None:
+                 byte_fallback: bool = False, *, matchable: Sequence[bool] | None = None,
+                 zero_score: Sequence[bool] | None = None, unk_score: float | None = None,
+                 unknown_runs: Literal["fuse", "collapse"] = "fuse") -> None:
         if unk_id is not None:
             if not vocab:
                 raise FormatError("The vocabulary is empty but at least <unk> is needed", key="vocab")
             if not 0 <= unk_id < len(vocab):
                 raise FormatError("The `unk_id` is larger than vocabulary size", key="unk_id")
+        if unknown_runs not in ("fuse", "collapse"):
+            raise FormatError(f"unknown_runs must be 'fuse' or 'collapse', not {unknown_runs!r}", key="unknown_runs")
         self._pieces = list(map(_first, vocab))
         self._scores = [float(score) for score in map(_second, vocab)]
         self._ids = dict(zip(self._pieces, range(len(self._pieces))))
         self._unk_id = unk_id
         self._unk_score = (min(self._scores) if self._scores else inf) - _UNK_PENALTY
+        if unk_score is not None:
+            self._unk_score = unk_score
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
+        self._collapse = unknown_runs == "collapse"
+        self._match_ids = self._ids
+        if matchable is not None:
+            self._match_ids = {piece: i for i, piece in enumerate(self._pieces) if matchable[i]}
+        self._path_scores = self._scores
+        if zero_score is not None:
+            self._path_scores = [0.0 if zero else score for zero, score in zip(zero_score, self._scores)]
         reach: dict[str, int] = {}
-        for piece in self._pieces:
+        for piece in self._match_ids:
             if len(piece) > 1 and reach.get(piece[:2], 0) < len(piece):
                 reach[piece[:2]] = len(piece)
         self._reach = reach
@@ -141,6 +176,8 @@ class Unigram:
             end = start_of[end]
         nodes.reverse()
         unk_id = self._unk_id
+        if self._collapse:
+            return _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
         if unk_id is None or all(token != unk_id for token, _, _ in nodes):
             return nodes
         tokens: list[tuple[int, int, int]] = []
@@ -171,8 +208,10 @@ class Unigram:
     def _best_path(self, word: str) -> tuple[list[int], list[int]]:
         """For each end position, the start and id of the last piece of the best path there."""
         size = len(word)
-        get, scores, reach = self._ids.get, self._scores, self._reach
+        get, scores, reach = self._match_ids.get, self._path_scores, self._reach
         unk_id, unk_score = self._unk_id, self._unk_score
+        if self._collapse and unk_id is None:
+            unk_id = -1
         best = [0.0] * (size + 1)
         start_of = [-1] * (size + 1)
         id_of = [0] * (size + 1)
@@ -197,6 +236,17 @@ class Unigram:
                                           f" (character {word[start]!r} has no piece)")
                     best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
         return start_of, id_of
+
+
+def _collapse_unknown(nodes: list[tuple[int, int, int]], unk_id: int) -> list[tuple[int, int, int]]:
+    """llama.cpp's backtrack: each run of unknown nodes becomes one `unk_id` spanning the run."""
+    tokens: list[tuple[int, int, int]] = []
+    for token, start, end in nodes:
+        if token == unk_id and tokens and tokens[-1][0] == unk_id:
+            tokens[-1] = (unk_id, tokens[-1][1], end)
+        else:
+            tokens.append((token, start, end))
+    return tokens
 
 
 def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:

@@ -12,7 +12,8 @@ Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/precompiled.rs``
 Blob: little-endian u32 ``trie_size``, ``trie_size // 4`` u32 Darts-clone units,
 then a pool of NUL-terminated UTF-8 replacements. A trie value is a byte index
 into the pool. `Charsmap.transform(s)` is the replacement of the *shortest*
-key that is a prefix of ``s`` (not SentencePiece's longest match).
+key that is a prefix of ``s`` (SentencePiece's and llama.cpp's longest match
+is the option ``match="longest"``, see `_sentencepiece_normalize`).
 
 Per extended grapheme cluster ``g`` of the piece: if ``g`` is shorter than 6
 UTF-8 bytes and `transform(g)` exists, the whole cluster is replaced by it,
@@ -42,13 +43,14 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Any
+from typing import Any, Iterable, Literal
 
 import regex
 
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError
 from ..normalized import NormalizedString
+from ._sentencepiece_normalize import LongestMatch, rewrite_spaces, space_changes
 
 _GRAPHEME = regex.compile(r"\X")
 # Characters that may join a neighbour into one grapheme cluster (UAX #29):
@@ -201,11 +203,38 @@ def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
 
 
 class Precompiled:
-    def __init__(self, charsmap: bytes, *, key: str = "precompiled_charsmap") -> None:
+    """Charsmap normalizer.
+
+    Args:
+        charsmap: the blob (may be empty with ``match="longest"``: no rules, as
+            llama.cpp treats a GGUF without ``precompiled_charsmap``).
+        match: ``"grapheme"`` (HF): per grapheme cluster, the shortest key (module
+            notes); ``"longest"`` (SentencePiece, llama.cpp UGM): prefix by
+            prefix, the longest key, with pass-through and the space rules of
+            `_sentencepiece_normalize`. The options below apply to ``"longest"`` only.
+        passthrough: llama.cpp's ``user_defined`` token texts (kept unmapped).
+        add_space_prefix, remove_extra_whitespaces, escape_whitespaces,
+        treat_whitespace_as_suffix: llama.cpp's vocabulary flags (reference/llama_vocab.md §4).
+    """
+
+    def __init__(self, charsmap: bytes, *, key: str = "precompiled_charsmap",
+                 match: Literal["grapheme", "longest"] = "grapheme", passthrough: Iterable[str] = (),
+                 add_space_prefix: bool = False, remove_extra_whitespaces: bool = False,
+                 escape_whitespaces: bool = True, treat_whitespace_as_suffix: bool = False) -> None:
+        if match not in ("grapheme", "longest"):
+            raise FormatError(f"match must be 'grapheme' or 'longest', not {match!r}", key="match")
         try:
-            self.charsmap = Charsmap(charsmap)
+            self.charsmap = Charsmap(charsmap) if charsmap or match == "grapheme" else None
         except ValueError as exc:
             raise FormatError(f"cannot parse precompiled_charsmap: {exc}", key=key) from None
+        self._longest = None
+        if match == "longest":
+            self._longest = LongestMatch(self.charsmap, passthrough)
+            self._spaces = ("\u2581" if escape_whitespaces else " ",
+                            add_space_prefix and not treat_whitespace_as_suffix,
+                            add_space_prefix and treat_whitespace_as_suffix, remove_extra_whitespaces)
+            return
+        assert self.charsmap is not None
         self._chars = _CharTable(self.charsmap)
         self._plans = _ClusterTable(self.charsmap)
         self._texts = _ClusterText(self._plans)
@@ -222,9 +251,13 @@ class Precompiled:
         return cls(blob, key=key)
 
     def __repr__(self) -> str:
-        return f"Precompiled(<{len(self.charsmap.units)} trie units>)"
+        units = len(self.charsmap.units) if self.charsmap is not None else 0
+        return f"Precompiled(<{units} trie units>{', longest match' if self._longest else ''})"
 
     def normalize(self, text: str) -> str:
+        if self._longest is not None:
+            mapped = "".join(new for _, new in self._longest.chunks(text))
+            return rewrite_spaces(mapped, *self._spaces)
         table, cluster_text, clusters = self._chars, self._texts.__getitem__, _GRAPHEME.findall
         parts: list[str] = []
         prev = 0
@@ -237,6 +270,11 @@ class Precompiled:
 
     def normalize_aligned(self, ns: NormalizedString) -> None:
         changes: list[tuple[str, int]] = []
+        if self._longest is not None:
+            for source, target in space_changes(self._longest.chunks(ns.text), *self._spaces):
+                _replace(changes, source, target)
+            ns.transform(changes)
+            return
         modified = False
         for cluster in _GRAPHEME.findall(ns.text):
             for old, new in self._plans[cluster]:

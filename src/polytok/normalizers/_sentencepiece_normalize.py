@@ -1,0 +1,158 @@
+"""The SentencePiece / llama.cpp way of applying a precompiled charsmap: `Precompiled(match="longest")`.
+
+Reproduces llama.cpp (llama-cpp-python 0.3.36, vendor/llama.cpp/src/llama-vocab.cpp):
+``llm_tokenizer_ugm_session::normalize`` and ``normalize_prefix`` (lines
+1078-1248), ``naive_trie::get_longest_prefix`` (line 47); reference/llama_vocab.md
+§6.4. SentencePiece's ``normalizer.cc`` (``Normalizer::Normalize``) is the
+model llama.cpp follows.
+
+The text is consumed from left to right, one prefix at a time (not per
+grapheme cluster as HF does):
+
+1. pass-through: if the text at the position starts along a ``user_defined``
+   token, the bytes walked are kept as they are. subtle: the walk goes as deep
+   as the token trie allows, whether or not a token ends there, so any prefix
+   of a user-defined token bypasses the charsmap.
+2. else the *longest* charsmap key that is a prefix of the rest is replaced;
+3. else one character is kept.
+
+Then the spaces (only U+0020 *after* mapping counts) are rewritten with `space`
+(``"▁"`` when escape_whitespaces, else ``" "``):
+
+* ``merge`` (remove_extra_whitespaces): runs of spaces vanish and every run
+  of non-spaces, the first included, is preceded by one `space`, even when
+  ``prepend`` is off (unlike sentencepiece);
+* otherwise every space becomes `space`, and ``prepend`` (add_space_prefix
+  without treat_whitespace_as_suffix) puts one `space` before the first
+  non-space character;
+* ``append`` (add_space_prefix with treat_whitespace_as_suffix) appends one
+  `space` at the end. llama.cpp never reads that flag from a GGUF, so it is
+  always off there.
+
+Known divergence: llama.cpp works on bytes, so a pass-through walk that stops
+inside a multi-byte character leaves invalid UTF-8 (the rest of the character
+then becomes U+FFFD). Here the stray bytes are kept as surrogate escapes; the
+tokens that follow may differ from llama.cpp's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from ..errors import EncodeError
+
+if TYPE_CHECKING:
+    from .precompiled import Charsmap
+
+
+def _replacement(charsmap: Charsmap, index: int) -> bytes:
+    """The NUL-terminated pool string at `index`, with llama.cpp's two bounds checks."""
+    pool = charsmap.pool
+    if index >= len(pool):
+        raise EncodeError(f"precompiled_charsmap: replacement index {index} past the pool")
+    end = pool.find(b"\0", index)
+    if end < 0:
+        raise EncodeError(f"precompiled_charsmap: unterminated replacement at {index}")
+    return pool[index:end]
+
+
+def longest_match(charsmap: Charsmap, data: bytes, start: int) -> tuple[int, int]:
+    """``(length, pool index)`` of the longest key that prefixes ``data[start:]``; length 0 if none."""
+    unit = charsmap._unit
+    offset = charsmap._offset
+    pos = offset(unit(0))
+    best = (0, 0)
+    for at in range(start, len(data)):
+        byte = data[at]
+        if byte == 0:
+            break
+        pos ^= byte
+        node = unit(pos)
+        if node & 0x800000FF != byte:
+            break
+        pos ^= offset(node)
+        if (node >> 8) & 1:
+            best = (at - start + 1, unit(pos) & 0x7FFFFFFF)
+    return best
+
+
+class LongestMatch:
+    """The prefix-by-prefix charsmap walk with pass-through (steps 1-3 of the module notes)."""
+
+    def __init__(self, charsmap: Charsmap | None, passthrough: Iterable[str]) -> None:
+        self._charsmap = charsmap
+        prefixes: set[bytes] = set()
+        for token in passthrough:
+            raw = token.encode("utf-8", "surrogateescape")
+            prefixes.update(raw[:k] for k in range(1, len(raw) + 1))
+        self._prefixes = prefixes
+
+    def chunks(self, text: str) -> list[tuple[str, str]]:
+        """``(old, new)`` for each consumed prefix, in order."""
+        data = text.encode("utf-8", "surrogateescape")
+        out: list[tuple[str, str]] = []
+        at, size = 0, len(data)
+        while at < size:
+            length, new = self._step(data, at)
+            old = data[at:at + length]
+            out.append((old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape")))
+            at += length
+        return out
+
+    def _step(self, data: bytes, at: int) -> tuple[int, bytes]:
+        walked = 0
+        prefixes = self._prefixes
+        while at + walked < len(data) and data[at:at + walked + 1] in prefixes:
+            walked += 1
+        if walked:
+            return walked, data[at:at + walked]
+        if self._charsmap is not None:
+            length, index = longest_match(self._charsmap, data, at)
+            if length:
+                return length, _replacement(self._charsmap, index)
+        lead = data[at]
+        length = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if lead >= 0x80:  # a surrogate-escaped stray byte is one byte long
+            try:
+                data[at:at + length].decode("utf-8")
+            except UnicodeDecodeError:
+                return 1, "\ufffd".encode()
+        return length, data[at:at + length]
+
+
+def rewrite_spaces(text: str, space: str, prepend: bool, append: bool, merge: bool) -> str:
+    """The space rules of the module notes, on the mapped text."""
+    if merge:
+        result = "".join(space + run for run in text.split(" ") if run)
+    else:
+        lead = len(text) - len(text.lstrip(" "))
+        result = text.replace(" ", space)
+        if prepend and lead < len(text):
+            result = space * lead + space + result[lead * len(space):]
+    return result + space if append else result
+
+
+def space_changes(chunks: list[tuple[str, str]], space: str, prepend: bool, append: bool,
+                  merge: bool) -> list[tuple[str, str]]:
+    """`rewrite_spaces` as ``(old, new)`` chunks, for the aligned path."""
+    out: list[tuple[str, str]] = []
+    in_word = prepended = False
+    for old, new in chunks:
+        text = ""
+        for ch in new:
+            if ch != " ":
+                if not in_word:
+                    in_word = True
+                    if (prepend and not prepended) or merge:
+                        text += space
+                        prepended = True
+                text += ch
+            else:
+                in_word = False
+                if not merge:
+                    text += space
+        out.append((old, text))
+    if append:
+        if out:
+            out[-1] = (out[-1][0], out[-1][1] + space)
+    return out

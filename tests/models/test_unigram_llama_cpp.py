@@ -1,0 +1,222 @@
+"""llama.cpp's UGM (T5-style unigram) as `Unigram` options plus `Precompiled(match="longest")`.
+
+Expected ids come from llama.cpp only (llama-cpp-python 0.3.36):
+
+* `LLAMA_CPP`: the vocabulary `VOCAB` was written four times as a GGUF (gguf-py
+  0.19.0, model ``t5``, the precompiled charsmap of ggml-vocab-nomic-bert-moe,
+  each combination of add_space_prefix / remove_extra_whitespaces) and every text
+  run through ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False,
+  special=False)``. No text contains a USER_DEFINED token's text, so llama.cpp's
+  special-token partition leaves it whole.
+* the real ggml-vocab-nomic-bert-moe against the frozen goldens of
+  tests/golden/gguf (all qualifying rows matched when this was written).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from polytok.models.unigram import Unigram
+from polytok.normalizers.precompiled import Precompiled
+
+NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
+
+VOCAB = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL), ("<0x0A>", -100.0, BYTE),
+         ("▁", -2.0, NORMAL), ("a", -3.0, NORMAL), ("b", -3.0, NORMAL), ("c", -3.0, NORMAL),
+         ("ab", -5.5, NORMAL), ("▁a", -4.0, NORMAL), ("abc", -9.0, NORMAL), ("x", -3.0, NORMAL),
+         ("y", -3.0, NORMAL), ("xy", 10.0, CONTROL), ("z", -3.0, NORMAL), ("▁zz", -50.0, USER),
+         ("ﬁx", -1.0, USER), ("f", -3.0, NORMAL), ("i", -3.0, NORMAL), ("fi", -4.0, NORMAL), ("u", -3.0, NORMAL),
+         ("uu", -1.0, UNUSED), ("q", -20.0, NORMAL), ("▁k", -15.0, NORMAL), ("▁m", -40.0, UNUSED)]
+
+# (add_space_prefix, remove_extra_whitespaces) -> text -> llama.cpp's ids
+LLAMA_CPP = {(True, False): {'ab': [9, 6],
+                 'abc': [9, 6, 7],
+                 'a b': [9, 4, 6],
+                 'xy': [4, 11, 12],
+                 'zz': [15],
+                 'zzz': [15, 14],
+                 'uu': [4, 21],
+                 'QQ': [4, 0],
+                 'aQQb': [9, 0, 6],
+                 'QaQ': [4, 0, 5, 0],
+                 'k': [23],
+                 ' a': [4, 9],
+                 'a  b  ': [9, 4, 4, 6, 4, 4],
+                 '  ': [4, 4],
+                 'ﬁy': [4, 0, 12],
+                 'ﬁ': [4, 0],
+                 'Ａｂ': [4, 0],
+                 'a\u3000b': [9, 4, 6],
+                 'ｶﾞ': [4, 0],
+                 'a\tb': [9, 4, 6],
+                 'q': [4, 22],
+                 '\xa0a': [4, 9],
+                 'm': [4, 0],
+                 'zz zz': [15, 15]},
+ (False, False): {'ab': [8],
+                  'abc': [8, 7],
+                  'a b': [5, 4, 6],
+                  'xy': [11, 12],
+                  'zz': [14, 14],
+                  'zzz': [14, 14, 14],
+                  'uu': [21],
+                  'QQ': [0],
+                  'aQQb': [5, 0, 6],
+                  'QaQ': [0, 5, 0],
+                  'k': [0],
+                  ' a': [9],
+                  'a  b  ': [5, 4, 4, 6, 4, 4],
+                  '  ': [4, 4],
+                  'ﬁy': [0, 12],
+                  'ﬁ': [0],
+                  'Ａｂ': [0],
+                  'a\u3000b': [5, 4, 6],
+                  'ｶﾞ': [0],
+                  'a\tb': [5, 4, 6],
+                  'q': [22],
+                  '\xa0a': [9],
+                  'm': [0],
+                  'zz zz': [14, 14, 15]},
+ (False, True): {'ab': [9, 6],
+                 'abc': [9, 6, 7],
+                 'a b': [9, 4, 6],
+                 'xy': [4, 11, 12],
+                 'zz': [15],
+                 'zzz': [15, 14],
+                 'uu': [4, 21],
+                 'QQ': [4, 0],
+                 'aQQb': [9, 0, 6],
+                 'QaQ': [4, 0, 5, 0],
+                 'k': [23],
+                 ' a': [9],
+                 'a  b  ': [9, 4, 6],
+                 '  ': [],
+                 'ﬁy': [4, 0, 12],
+                 'ﬁ': [4, 0],
+                 'Ａｂ': [4, 0],
+                 'a\u3000b': [9, 4, 6],
+                 'ｶﾞ': [4, 0],
+                 'a\tb': [9, 4, 6],
+                 'q': [4, 22],
+                 '\xa0a': [9],
+                 'm': [4, 0],
+                 'zz zz': [15, 15]},
+ (True, True): {'ab': [9, 6],
+                'abc': [9, 6, 7],
+                'a b': [9, 4, 6],
+                'xy': [4, 11, 12],
+                'zz': [15],
+                'zzz': [15, 14],
+                'uu': [4, 21],
+                'QQ': [4, 0],
+                'aQQb': [9, 0, 6],
+                'QaQ': [4, 0, 5, 0],
+                'k': [23],
+                ' a': [9],
+                'a  b  ': [9, 4, 6],
+                '  ': [],
+                'ﬁy': [4, 0, 12],
+                'ﬁ': [4, 0],
+                'Ａｂ': [4, 0],
+                'a\u3000b': [9, 4, 6],
+                'ｶﾞ': [4, 0],
+                'a\tb': [9, 4, 6],
+                'q': [4, 22],
+                '\xa0a': [9],
+                'm': [4, 0],
+                'zz zz': [15, 15]}}
+
+
+def float32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def llama_unigram(vocab, unk_id=0, **changes):
+    """`Unigram` configured as llama.cpp's UGM session (what the GGUF reader builds)."""
+    kinds = [kind for _, _, kind in vocab]
+    options = dict(matchable=[kind in (NORMAL, USER, UNUSED) for kind in kinds],
+                   zero_score=[kind == USER for kind in kinds],
+                   unk_score=float32(min(score for _, score, kind in vocab if kind == NORMAL) - 10.0),
+                   unknown_runs="collapse")
+    options.update(changes)
+    return Unigram([(piece, score) for piece, score, _ in vocab], unk_id, **options)
+
+
+def llama_normalizer(blob, vocab, add_space_prefix, remove_extra_whitespaces):
+    return Precompiled(blob, match="longest", passthrough=[piece for piece, _, kind in vocab if kind == USER],
+                       add_space_prefix=add_space_prefix, remove_extra_whitespaces=remove_extra_whitespaces)
+
+
+@pytest.fixture(scope="module")
+def nomic():
+    from ._llama_goldens import Keys, vocabulary
+
+    return vocabulary("nomic-bert-moe"), Keys
+
+
+@pytest.fixture(scope="module")
+def charsmap(nomic):
+    kv, keys = nomic
+    return bytes(b & 0xFF for b in kv[keys.PRECOMPILED_CHARSMAP])
+
+
+def encode(blob, flags, text, **changes):
+    normalizer = llama_normalizer(blob, VOCAB, *flags)
+    return llama_unigram(VOCAB, **changes).tokenize(normalizer.normalize(text)) if text else []
+
+
+@pytest.mark.parametrize("flags", list(LLAMA_CPP))
+def test_synthetic_vocabulary_matches_llama_cpp(charsmap, flags):
+    wrong = [(text, ids, encode(charsmap, flags, text)) for text, ids in LLAMA_CPP[flags].items()
+             if encode(charsmap, flags, text) != ids]
+    assert not wrong
+
+
+def test_options_that_the_recorded_ids_pin(charsmap):
+    flags = (True, False)
+    # ▁m is UNUSED at -40: an unknown (min NORMAL score - 10 = -30) beats it; HF's min over all scores would not.
+    assert encode(charsmap, flags, "m") == LLAMA_CPP[flags]["m"] == [4, 0]
+    # CONTROL xy (score 10) is never matched.
+    assert encode(charsmap, flags, "xy") == [4, 11, 12]
+    # USER_DEFINED ▁zz scores 0, not -50.
+    assert encode(charsmap, flags, "zz") == LLAMA_CPP[flags]["zz"] == [15]
+    # a run of unknowns is one unk id.
+    assert encode(charsmap, flags, "aQQb") == [9, 0, 6]
+
+
+def test_user_defined_prefix_bypasses_the_charsmap(charsmap):
+    normalizer = llama_normalizer(charsmap, VOCAB, True, False)
+    assert normalizer.normalize("\ufb01y") == "\u2581\ufb01y"  # the walk along user token ﬁx stops after ﬁ
+    assert normalizer.normalize("\ufb01") == "\u2581\ufb01"
+    plain = llama_normalizer(charsmap, [], True, False)
+    assert plain.normalize("\ufb01y") == "\u2581fiy"
+
+
+@pytest.mark.parametrize("flags, expected", [((True, False), "\u2581\u2581a\u2581\u2581b\u2581"),
+                                             ((False, False), "\u2581a\u2581\u2581b\u2581"),
+                                             ((False, True), "\u2581a\u2581b"), ((True, True), "\u2581a\u2581b")])
+def test_space_rules(charsmap, flags, expected):
+    assert llama_normalizer(charsmap, VOCAB, *flags).normalize(" a  b ") == expected
+
+
+def test_empty_charsmap_keeps_text():
+    assert Precompiled(b"", match="longest", add_space_prefix=True).normalize("\uff21 b") == "\u2581\uff21\u2581b"
+
+
+def test_unknown_without_unk_id_is_null():
+    assert llama_unigram(VOCAB, unk_id=None).tokenize("QQa") == [-1, 5]
+
+
+def test_real_vocabulary_matches_llama_cpp_goldens(nomic, charsmap):
+    from ._llama_goldens import plain_rows
+
+    kv, keys = nomic
+    vocab = list(zip(kv[keys.LIST], kv[keys.SCORES], kv[keys.TOKEN_TYPE]))
+    model = llama_unigram(vocab, kv[keys.UNK_ID])
+    normalizer = llama_normalizer(charsmap, vocab, kv[keys.ADD_PREFIX], kv[keys.REMOVE_EXTRA_WS])
+    rows = plain_rows("nomic-bert-moe", kv)
+    assert len(rows) > 200
+    wrong = [(text, ids) for text, ids in rows if (model.tokenize(normalizer.normalize(text)) if text else []) != ids]
+    assert not wrong, wrong[:3]
