@@ -25,8 +25,9 @@ reference/llama_vocab.md §6.1.
   byte as ``<0xHH>`` (upper-case hex), else as the one-byte string itself; if
   neither exists llama.cpp throws ``std::out_of_range``, here `EncodeError`.
   SPM never emits the unknown token.
-* A piece listed twice: lookups give its *last* id (llama.cpp's ``token_to_id``
-  is filled in id order) and that id's score; ``id_to_token`` names every id.
+* A piece listed twice: lookups give its *last* id and that id's score, as
+  llama.cpp's ``token_to_id`` map would, though llama.cpp itself refuses such a
+  vocabulary at load (llama-vocab.cpp:2544, ``id_to_token.size() == token_to_id.size()``).
 
 The whitespace handling of llama.cpp's SPM driver (``impl::tokenize``,
 lines 3433-3483: a ``" "`` before every raw fragment when ``add_space_prefix``,
