@@ -20,6 +20,8 @@ import pytest
 
 from polytok.errors import EncodeError, FormatError
 from polytok.models.spm import SPM
+from polytok.normalizers.prepend import Prepend
+from polytok.normalizers.replace import Replace
 
 NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
 VOCAB = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL), ("<0xC3>", 0.0, BYTE),
@@ -76,6 +78,16 @@ def model():
 
 def spm_input(text):
     return "\u2581" + text.replace(" ", "\u2581")
+
+
+def test_driver_whitespace_is_replace_then_prepend():
+    # llama.cpp's SPM driver: " " + fragment, then every " " -> "▁" (add_space_prefix true).
+    normalizers = (Replace(" ", "\u2581"), Prepend("\u2581"))
+    for text in [*LLAMA_CPP, " ", "  x  ", "\t a"]:
+        normalized = text
+        for normalizer in normalizers:
+            normalized = normalizer.normalize(normalized)
+        assert normalized == spm_input(text)
 
 
 @pytest.mark.parametrize("text", sorted(LLAMA_CPP))

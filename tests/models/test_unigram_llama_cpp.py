@@ -201,6 +201,17 @@ def test_space_rules(charsmap, flags, expected):
     assert llama_normalizer(charsmap, VOCAB, *flags).normalize(" a  b ") == expected
 
 
+@pytest.mark.parametrize("flags", list(LLAMA_CPP))
+def test_aligned_path_gives_the_same_text(charsmap, flags):
+    from polytok.normalized import NormalizedString
+
+    normalizer = llama_normalizer(charsmap, VOCAB, *flags)
+    for text in [*LLAMA_CPP[flags], " a  b ", "\uff21\u3000\u00e9 "]:
+        ns = NormalizedString.from_original(text)
+        normalizer.normalize_aligned(ns)
+        assert ns.text == normalizer.normalize(text) and len(ns.align) == len(ns.text)
+
+
 def test_empty_charsmap_keeps_text():
     assert Precompiled(b"", match="longest", add_space_prefix=True).normalize("\uff21 b") == "\u2581\uff21\u2581b"
 

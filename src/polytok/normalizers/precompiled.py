@@ -50,7 +50,7 @@ import regex
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError
 from ..normalized import NormalizedString
-from ._sentencepiece_normalize import LongestMatch, rewrite_spaces, space_changes
+from ._sentencepiece_normalize import LongestMatch, rewrite_spaces, space_changes, whole_characters
 
 _GRAPHEME = regex.compile(r"\X")
 # Characters that may join a neighbour into one grapheme cluster (UAX #29):
@@ -271,9 +271,13 @@ class Precompiled:
     def normalize_aligned(self, ns: NormalizedString) -> None:
         changes: list[tuple[str, int]] = []
         if self._longest is not None:
-            for source, target in space_changes(self._longest.chunks(ns.text), *self._spaces):
-                _replace(changes, source, target)
-            ns.transform(changes)
+            leading = 0
+            for source, target in space_changes(whole_characters(self._longest.chunks(ns.text)), *self._spaces):
+                if not changes and not target:
+                    leading += len(source)  # deleted before any kept character
+                else:
+                    _replace(changes, source, target)
+            ns.transform(changes, leading)
             return
         modified = False
         for cluster in _GRAPHEME.findall(ns.text):
