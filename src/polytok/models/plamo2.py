@@ -5,14 +5,16 @@ scores and token types.
 
 Reproduces llama.cpp (llama-cpp-python 0.3.36, vendor/llama.cpp/src/llama-vocab.cpp):
 ``llm_tokenizer_plamo2::build`` and ``::encode`` (lines 1367-1646);
-reference/llama_vocab.md §6.6. Read from the source only: no PLaMo-2 GGUF ships
-with llama.cpp, so the tests use small vocabularies derived from that source.
+reference/llama_vocab.md §6.6. No PLaMo-2 GGUF ships with llama.cpp; the tests
+use ids recorded from llama.cpp on a synthetic one.
 
-llama.cpp compiles the vocabulary into a suffix automaton (a table of rows per
-suffix of every token, sorted by reversed text) so that each position sees all
-tokens that start there. The automaton's state at a position is the longest
-token suffix the text there starts with, so its rows are exactly the tokens that
-match there; polytok finds the same set with a dict probe per length.
+llama.cpp compiles the vocabulary into a suffix automaton: a table with, for
+every token text and every proper suffix of one (an "entry"), rows for its
+prefixes that are entries, longest first, closed by an unknown sentinel row.
+Scanning from the end, the state at a position is the longest entry the text
+there starts with, found from the next position's state by trying ``char +
+prefix`` over that state's rows. polytok keeps the same states as strings and
+builds each state's rows on demand (cached) instead of the whole table.
 
 * ``byte`` tokens named ``<0xHH>`` fill a 256-entry byte table; all 256 must
   exist and none may be id 0, else loading fails (llama.cpp throws).
@@ -20,16 +22,10 @@ match there; polytok finds the same set with a dict probe per length.
   (half away from zero, as C ``std::round``); a non-finite score makes it
   unusable. (llama.cpp refuses a vocabulary that lists a text twice, at
   llama-vocab.cpp:2544, so the last-entry-wins lookups here never decide anything.)
-* Known divergence: a token whose scaled score is exactly -10,000,000 is taken
-  by llama.cpp's table for the unknown sentinel row, which stops the search at
-  that position (see tests/models/test_plamo2.py, ``uuu``); polytok still sees
-  every token there.
-* Encoding: code points, a leading U+FEFF dropped; from the end backwards,
-  ``cost[i] = min(cost[i + len] - score)`` over the candidates at ``i`` tried
-  longest first, then a one-character unknown with score -10,000,000; only a
-  strictly lower cost replaces, so ties keep the longer piece.
-* Output from the start: a token's id, or for an unknown the byte tokens of the
-  character's UTF-8 bytes.
+* subtle: a token whose scaled score is exactly -10,000,000 looks like the
+  sentinel, so both row scans stop at it: shorter tokens and the unknown are
+  not offered there, and the next state may fall back to empty (``uuu`` in
+  tests/models/test_plamo2.py), as in llama.cpp.
 """
 
 from __future__ import annotations
@@ -41,6 +37,8 @@ from ..errors import FormatError
 from ._cache import WordCache
 
 _UNKNOWN_SCORE = -10_000_000
+_INVALID_SCORE = -20_000_000
+_ROW_CACHE_LIMIT = 1 << 16
 _INFINITE_COST = 1 << 60
 
 
@@ -52,6 +50,21 @@ def _int_score(score: float) -> int | None:
     whole = math.floor(scaled)
     rounded = whole + 1 if scaled - whole >= 0.5 else whole
     return rounded if score >= 0 else -rounded
+
+
+def _suffix_entries(scores: dict[str, int | None], ids: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """Every token text and every proper suffix of one: ``(score, id)``; a bare suffix (or a
+    non-finite score) is ``_INVALID_SCORE`` and id -1 (a suffix that is a byte token's text keeps
+    no id either, as llama.cpp's table gives it none unless the text is a token)."""
+    entries: dict[str, tuple[int, int]] = {}
+    for piece, score in scores.items():
+        entries[piece] = (_INVALID_SCORE if score is None else score, ids[piece])
+    for piece in scores:
+        for start in range(1, len(piece)):
+            suffix = piece[start:]
+            if suffix not in entries:
+                entries[suffix] = (_INVALID_SCORE, ids.get(suffix, -1))
+    return entries
 
 
 class PLaMo2:
@@ -81,9 +94,8 @@ class PLaMo2:
         missing = [b for b in range(256) if self._bytes[b] == 0]
         if missing:
             raise FormatError(f"PLaMo-2: byte token <0x{missing[0]:02X}> is not set", key="token_type")
-        self._candidates = {piece: (score, self._ids[piece]) for piece, score in scores.items()
-                            if score is not None and piece}
-        self._longest = max(map(len, self._candidates), default=0)
+        self._entries = _suffix_entries(scores, self._ids)
+        self._row_cache: dict[str, list[tuple[int, int, int]]] = {}
         self._cache = WordCache()
 
     def tokenize(self, piece: str) -> list[int]:
@@ -123,21 +135,54 @@ class PLaMo2:
     def vocab_size(self) -> int:
         return len(self._pieces)
 
+    def _rows(self, state: str) -> list[tuple[int, int, int]]:
+        """The table rows of `state`: ``(prefix length, score, id)`` of its prefixes that are entries,
+        longest first, then the unknown sentinel ``(0, UNKNOWN, -1)``; cut after the first row
+        whose score equals the sentinel's (llama.cpp's loops stop there)."""
+        rows = self._row_cache.get(state)
+        if rows is None:
+            rows = []
+            for length in range(len(state), 0, -1):
+                found = self._entries.get(state[:length])
+                if found is not None:
+                    rows.append((length, *found))
+                    if found[0] == _UNKNOWN_SCORE:
+                        break
+            else:
+                rows.append((0, _UNKNOWN_SCORE, -1))
+            if len(self._row_cache) >= _ROW_CACHE_LIMIT:
+                self._row_cache.clear()
+            self._row_cache[state] = rows
+        return rows
+
     def _best_path(self, text: str) -> list[tuple[int, int]]:
-        """Per position, ``(length, id)`` of the first step of the cheapest path from there (id -1: unknown)."""
+        """Per position, ``(length, id)`` of the first step of the cheapest path from there (id -1: unknown).
+
+        `state` is the automaton's state: the longest entry (token or token suffix)
+        that the text at the position starts with, found from the previous state.
+        """
         size = len(text)
         cost = [_INFINITE_COST] * size + [0]
         steps = [(1, -1)] * size
-        get = self._candidates.get
+        entries = self._entries
+        state = ""
         for i in range(size - 1, -1, -1):
+            ch = text[i]
+            following, state = state, ""
+            for length, score, _ in self._rows(following):
+                if ch + following[:length] in entries:
+                    state = ch + following[:length]
+                    break
+                if score == _UNKNOWN_SCORE:
+                    break
             best = cost[i]
-            for length in range(min(self._longest, size - i), 0, -1):
-                found = get(text[i:i + length])
-                if found is not None and cost[i + length] - found[0] < best:
-                    best = cost[i + length] - found[0]
-                    steps[i] = (length, found[1])
-            if cost[i + 1] - _UNKNOWN_SCORE < best:
-                best = cost[i + 1] - _UNKNOWN_SCORE
-                steps[i] = (1, -1)
+            for length, score, token in self._rows(state):
+                if score > _INVALID_SCORE:
+                    step = length or 1
+                    if cost[i + step] - score < best:
+                        best = cost[i + step] - score
+                        steps[i] = (step, token)
+                if score == _UNKNOWN_SCORE:
+                    break
             cost[i] = best
         return steps
