@@ -390,7 +390,7 @@ def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[st
 
 
 def _llama_eog(by_text: dict[str, int], attrs: list[int], ids: dict[str, int | None]) -> set[int]:
-    eog = {ids[k] for k in ("fim_pad", "fim_rep", "fim_sep") if ids.get(k) is not None}  # type: ignore[misc]
+    eog: set[int] = {i for k in ("fim_pad", "fim_rep", "fim_sep") if (i := ids.get(k)) is not None}
     for text, id_ in by_text.items():
         if text in LLAMA_EOG_TEXTS:
             eog.add(id_)
@@ -398,7 +398,7 @@ def _llama_eog(by_text: dict[str, int], attrs: list[int], ids: dict[str, int | N
     for text in _ALWAYS_USER_DEFINED:
         if text in by_text:
             attrs[by_text[text]] = ATTR_USER_DEFINED
-    eog |= {ids[k] for k in ("eos", "eot", "eom") if ids.get(k) is not None}  # type: ignore[misc]
+    eog |= {i for k in ("eos", "eot", "eom") if (i := ids.get(k)) is not None}
     in_eog = {by_text.get(t) for t in ("<|return|>", "<|call|>", "<|calls|>", "<|flush|>", "<|end|>",
                                        "<|tool_response>", "<|plamo:eos|>", "</s>")} & eog
     texts_in_eog = {t for t, i in by_text.items() if i in in_eog}
