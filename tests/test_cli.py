@@ -84,3 +84,22 @@ def test_bad_file_error_names_the_key(tmp_path):
                                "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Nope"}]}}))
     out = run("encode", str(bad), "a")
     assert out.returncode == 1 and "pre_tokenizer.pretokenizers[0].type" in out.stderr and str(bad) in out.stderr
+
+
+def test_inspect_gguf_shows_llama_cpps_special_table():
+    import gzip as _gzip
+
+    from fixtures import gguf_vocab_path
+
+    path = gguf_vocab_path("qwen2")
+    header = json.loads(_gzip.open(Path(__file__).parent / "golden" / "gguf" / "qwen2.jsonl.gz", "rt").readline())
+    out = run("inspect", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["vocab_type"] == "bpe" and info["pre_type"] == "qwen2"
+    assert info["eog"] == header["eog"]
+    kinds = {str(t["id"]): t["kind"] for t in info["special_tokens"]}
+    expected = {k: v for k, v in header["attrs"].items() if v & (1 | 8 | 16)}
+    assert set(kinds) == set(expected)
+    assert kinds["128247"] == ["normal", "control"]  # Qwen2's ordinary </s>, promoted as llama.cpp does
+    assert run("inspect", str(path)).returncode == 0

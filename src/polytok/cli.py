@@ -187,7 +187,52 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
     }
 
 
+_ATTR_NAMES = ((1, "unknown"), (2, "unused"), (4, "normal"), (8, "control"), (16, "user_defined"),
+               (32, "byte"), (128, "lstrip"), (256, "rstrip"))
+
+
+def describe_gguf(path: str) -> dict[str, Any]:
+    """What `inspect` shows for a GGUF file: llama.cpp's view of its vocabulary."""
+    from .formats.gguf import read_gguf_vocab
+
+    vocab = read_gguf_vocab(path)
+    specials = []
+    for id_, attr in enumerate(vocab.specials.attrs):
+        if attr & (1 | 8 | 16):
+            kinds = [name for bit, name in _ATTR_NAMES if attr & bit]
+            specials.append({"id": id_, "text": vocab.texts[id_], "kind": kinds,
+                             "parsed_in_text_mode": not attr & (1 | 8), "eog": id_ in vocab.specials.eog})
+    return {
+        "source": path, "format": "gguf", "tokenizer_model": vocab.model, "vocab_type": vocab.vocab_type,
+        "pre_type": vocab.pre.name if vocab.pre else None, "vocab_size": len(vocab.texts), "flags": vocab.flags,
+        "special_ids": {k: v for k, v in vocab.specials.ids.items() if v is not None},
+        "eog": sorted(vocab.specials.eog), "special_tokens": specials,
+    }
+
+
+def _inspect_gguf(args: argparse.Namespace) -> int:
+    info = describe_gguf(args.model)
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"source:         {info['source']}")
+    print(f"format:         gguf ({info['tokenizer_model']} → {info['vocab_type']}"
+          f"{', pre ' + info['pre_type'] if info['pre_type'] else ''}), {info['vocab_size']} tokens")
+    print("flags:          " + " ".join(f"{k}={v}" for k, v in info["flags"].items()))
+    print("special ids:    " + " ".join(f"{k}={v}" for k, v in info["special_ids"].items()))
+    print(f"end of generation: {info['eog']}")
+    print(f"special tokens: {len(info['special_tokens'])} (control/unknown are parsed only in parse mode; "
+          "user_defined in both)")
+    for t in info["special_tokens"][:200]:
+        print(f"  {t['id']:>8}  {'|'.join(t['kind']):<24} {t['text']!r}{'  EOG' if t['eog'] else ''}")
+    if len(info["special_tokens"]) > 200:
+        print(f"  … {len(info['special_tokens']) - 200} more (use --json)")
+    return 0
+
+
 def _inspect(args: argparse.Namespace) -> int:
+    if str(args.model).lower().endswith(".gguf"):
+        return _inspect_gguf(args)
     info = describe(load(args.model))
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
