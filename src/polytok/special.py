@@ -275,6 +275,14 @@ class LongestFirstPartition:
     def __init__(self, entries: list[PartitionEntry]) -> None:
         self._entries = sorted((e for e in entries if e.text), key=lambda e: -len(e.text.encode("utf-8")))
 
+    has_normalized = False  # all of llama.cpp's matching is on the raw text
+
+    def split_raw(self, text: str, parse_special: bool) -> list[Split]:
+        return self.split(text, parse_special)
+
+    def split_normalized(self, text: str, parse_special: bool) -> list[Split]:
+        return [(0, len(text), None)]
+
     def split(self, text: str, parse_special: bool) -> list[Split]:
         """Free and special spans of `text`, in order (free spans may be empty after stripping)."""
         pieces: list[Split] = [(0, len(text), None)] if text else []

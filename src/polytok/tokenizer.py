@@ -22,7 +22,7 @@ report HF's `Encoding`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .decoders import Decoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
@@ -37,6 +37,23 @@ from .truncation import Padding, Truncation
 
 if TYPE_CHECKING:
     from .decode_stream import DecodeStream
+
+
+class SpecialSplit(Protocol):
+    """Cuts text around special tokens: HF's `AddedVocabulary` or llama.cpp's `LongestFirstPartition`."""
+
+    @property
+    def has_normalized(self) -> bool: ...
+
+    def split_raw(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]: ...
+
+    def split_normalized(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]: ...
+
+
+class ByteDetokenizer(Protocol):
+    """A decoder that works on ids and returns bytes (llama.cpp's ``llama_detokenize``)."""
+
+    def detokenize(self, ids: list[int], remove_special: bool = False, unparse_special: bool = False) -> bytes: ...
 
 __all__ = ["Tokenizer"]
 
@@ -73,6 +90,8 @@ class Tokenizer:
         truncation: Truncation | None = None,
         padding: Padding | None = None,
         metadata: dict[str, Any] | None = None,
+        special_split: SpecialSplit | None = None,
+        detokenizer: ByteDetokenizer | None = None,
     ) -> None:
         self.model = model
         self.normalizer = normalizer
@@ -85,6 +104,9 @@ class Tokenizer:
         self.added = AddedVocabulary()
         if added_tokens:
             self.added.add_tokens(added_tokens, model, normalizer)
+        # HF's added vocabulary splits the text unless a format brings its own rule (llama.cpp's partition)
+        self.special_split: SpecialSplit = special_split if special_split is not None else self.added
+        self.detokenizer = detokenizer
         self._refresh_fast_path()
 
     def _refresh_fast_path(self) -> None:
@@ -92,7 +114,8 @@ class Tokenizer:
         exact = pt is None or pt.exact_without_alignment
         # subtle: a piece cut by a normalized added token starts where the alignment says,
         # which the fast path does not track; only Metaspace("first") cares.
-        if pt is not None and self.added.has_normalized and self.normalizer is not None and _reads_origin(pt):
+        if pt is not None and self.special_split.has_normalized and self.normalizer is not None \
+                and _reads_origin(pt):
             exact = False
         self._fast_exact = exact
 
@@ -167,7 +190,7 @@ class Tokenizer:
 
     def _text_ids(self, text: str, parse: bool) -> list[int]:
         out: list[int] = []
-        added, normalize = self.added, self.normalizer
+        added, normalize = self.special_split, self.normalizer
         for start, end, token_id in added.split_raw(text, parse):
             if token_id is not None:
                 out.append(token_id)
@@ -285,7 +308,7 @@ class Tokenizer:
     def _aligned_splits(self, text: str, parse: bool) -> list[tuple[NormalizedString, int | None]]:
         """Added-token passes and normalization, keeping alignments (HF ``extract_and_normalize``)."""
         splits: list[tuple[NormalizedString, int | None]] = []
-        added, normalizer = self.added, self.normalizer
+        added, normalizer = self.special_split, self.normalizer
         for start, end, token_id in added.split_raw(text, parse):
             if start == end:
                 continue
@@ -363,6 +386,10 @@ class Tokenizer:
             skip_special: leave out special tokens. Default False, as transformers
                 and llama.cpp; HF tokenizers' Python binding defaults to True.
         """
+        if self.detokenizer is not None:
+            # llama.cpp: skip_special is remove_special, keeping them is unparse_special
+            raw = self.detokenizer.detokenize(list(ids), skip_special, not skip_special)
+            return raw.decode("utf-8", "replace")
         strings = self._decode_strings(list(ids), skip_special)
         if self.decoder is None:
             return " ".join(strings)

@@ -45,6 +45,10 @@ def load(path: str | Path) -> Tokenizer:
     if not p.exists():
         raise FormatError("no such file or folder", file=str(p))
     name = p.name.lower()
+    if name.endswith(".gguf"):
+        from .gguf import build_tokenizer, read_gguf_vocab
+
+        return build_tokenizer(read_gguf_vocab(p))
     if name.endswith((".json", ".json.gz")):
         return hf_json.read_tokenizer_json(p)
     raise FormatError("unrecognised tokenizer format (expected tokenizer.json or a model folder)", file=str(p))

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer as TokenizerType
 
 from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
 from ..pre_tokenizers.llama_pre_types import PreType, pre_type
 from ..special import LlamaSpecials, llama_specials
 from .gguf_keys import General, Tokenizer
+from .gguf_keys import Tokenizer as Tokenizer_keys
 from .gguf_reader import read_gguf_metadata
 
 # tokenizer.ggml.model → (vocabulary type, default special ids)
@@ -146,3 +150,124 @@ def _special_ids(defaults: dict[str, int], kv: dict[str, Any], n: int) -> dict[s
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n:
             ids[category] = value
     return ids
+
+
+def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
+    """The `Tokenizer` that encodes and decodes as llama.cpp's ``llama_tokenize`` / ``llama_detokenize``.
+
+    Each vocabulary type's driver (llama-vocab.cpp ``impl::tokenize``) is the shared
+    components with llama.cpp's options: llama.cpp's partition splits out special
+    tokens; SPM escapes spaces and prefixes one after the start and after every
+    special token (a `Replace` and a `Prepend`, which HF-style runs per piece);
+    BPE is `LlamaRegexSplit` then `BPE` (duplicate merges keep their first rank);
+    WPM is `LlamaWordPieceSplit` then `WordPiece`; UGM is `Precompiled` with
+    SentencePiece's longest match then `Unigram` with llama.cpp's options.
+    """
+    from ..tokenizer import Tokenizer
+
+    builder = _BUILDERS.get(vocab.vocab_type)
+    if builder is None:
+        raise FormatError(f"encoding {vocab.vocab_type} vocabularies is not supported", file=vocab.file,
+                          key=Tokenizer_keys.MODEL)
+    model, normalizer, pre_tokenizer = builder(vocab)
+    return Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+                     post_processor=_special_ids_processor(vocab), special_split=vocab.specials.partition(vocab.texts),
+                     detokenizer=vocab.detokenizer(),
+                     metadata={"format": "gguf", "source": vocab.file, "gguf": vocab})
+
+
+def _build_spm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    from ..models.spm import SPM
+    from ..normalizers.prepend import Prepend
+    from ..normalizers.replace import Replace
+    from ..normalizers.sequence import Sequence
+
+    steps: list[Any] = [Replace(" ", "\u2581")]
+    if vocab.flags["add_space_prefix"]:
+        steps.append(Prepend("\u2581"))
+    return SPM(list(zip(vocab.texts, vocab.scores or [0.0] * len(vocab.texts)))), Sequence(steps), None
+
+
+def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    from ..models.bpe import BPE
+    from ..normalizers.replace import Replace
+    from ..pre_tokenizers.llama_regex_split import LlamaRegexSplit
+
+    assert vocab.pre is not None
+    merges: dict[tuple[str, str], None] = {}
+    for line in vocab.merges or []:
+        cut = line.find(" ", 1)  # llama.cpp searches from index 1; a line with no space is ("", "")
+        merges.setdefault((line[:cut], line[cut + 1:]) if cut >= 0 else ("", ""), None)
+    ids = {text: i for i, text in enumerate(vocab.texts)}
+    model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"], byte_fallback=not vocab.pre.byte_encode)
+    normalizer = Replace(" ", "\u2581") if vocab.flags["escape_whitespaces"] else None
+    return model, normalizer, LlamaRegexSplit(vocab.pre.regexes, byte_encode=vocab.pre.byte_encode)
+
+
+def _build_wpm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    import sys
+
+    from ..models.wordpiece import WordPiece
+    from ..pre_tokenizers.llama_wordpiece_split import LlamaWordPieceSplit
+
+    unk = vocab.specials.ids.get("unk")
+    unk_text = vocab.texts[unk] if unk is not None else "[UNK]"
+    lowercase = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_LOWERCASE, True))
+    strip_accents = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_STRIP_ACCENTS, lowercase))
+    model = WordPiece({text: i for i, text in enumerate(vocab.texts)}, unk_text, "", sys.maxsize)
+    return model, None, LlamaWordPieceSplit(lowercase=lowercase, strip_accents=strip_accents)
+
+
+def _build_ugm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    import struct
+
+    from ..models.unigram import Unigram
+    from ..normalizers.precompiled import Precompiled
+
+    types = vocab.token_types or [1] * len(vocab.texts)
+    scores = vocab.scores or [0.0] * len(vocab.texts)
+    normal = [s for s, t in zip(scores, types) if t == 1]
+    unk_score = struct.unpack("<f", struct.pack("<f", (min(normal) if normal else 0.0) - 10.0))[0]
+    model = Unigram(list(zip(vocab.texts, scores)), vocab.specials.ids.get("unk"),
+                    matchable=[t in (1, 4, 5) for t in types], zero_score=[t == 4 for t in types],
+                    unk_score=unk_score, unknown_runs="collapse")
+    blob = vocab.metadata.get(Tokenizer_keys.PRECOMPILED_CHARSMAP) or []
+    normalizer = Precompiled(bytes(b & 0xFF for b in blob), match="longest",
+                             passthrough=[t for t, k in zip(vocab.texts, types) if k == 4],
+                             add_space_prefix=vocab.flags["add_space_prefix"],
+                             remove_extra_whitespaces=vocab.flags["remove_extra_whitespaces"])
+    return model, normalizer, None
+
+
+_BUILDERS = {"spm": _build_spm, "bpe": _build_bpe, "wpm": _build_wpm, "ugm": _build_ugm}
+
+
+def _special_ids_processor(vocab: GGUFVocab) -> Any:
+    """BOS/EOS (or WPM's CLS/SEP) around the ids when ``add_special``, per type (llama-vocab.cpp tokenize)."""
+    from ..post_processors.template import TemplateProcessing
+
+    ids = vocab.specials.ids
+    if vocab.vocab_type == "wpm":
+        wanted = [ids.get("bos")], [ids.get("sep")]
+    elif vocab.vocab_type in ("spm", "bpe", "ugm"):
+        wanted = ([ids.get("bos")] if vocab.flags["add_bos"] else [], [ids.get("eos")] if vocab.flags["add_eos"] else [])
+    else:
+        return None
+    first = [i for i in wanted[0] if i is not None]
+    last = [i for i in wanted[1] if i is not None]
+    if len(first) + len(last) != len(wanted[0]) + len(wanted[1]):
+        raise FormatError("the vocabulary adds a BOS/EOS token it does not define", file=vocab.file)
+    if not first and not last:
+        return None
+
+    def piece(name: str, id_: int) -> dict[str, Any]:
+        return {"id": name, "ids": [id_], "tokens": [vocab.texts[id_]]}
+
+    specials = {f"first{i}": piece(f"first{i}", i_) for i, i_ in enumerate(first)}
+    specials.update({f"last{i}": piece(f"last{i}", i_) for i, i_ in enumerate(last)})
+    head = [{"SpecialToken": {"id": f"first{i}", "type_id": 0}} for i in range(len(first))]
+    tail = [{"SpecialToken": {"id": f"last{i}", "type_id": 0}} for i in range(len(last))]
+    single = head + [{"Sequence": {"id": "A", "type_id": 0}}] + tail
+    pair = head + [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 0}}] + tail
+    return TemplateProcessing.from_config({"single": single, "pair": pair, "special_tokens": specials},
+                                          "post_processor")
