@@ -60,12 +60,29 @@ def test_worked_examples(pre: str, text: str, pieces: list[str]) -> None:
 VERIFIED_WITH_LLAMA_CPP = [
     # Checked 2026-12-02 with llama-cpp-python 0.3.36 (vocab_only, add_bos=False, special=False) on
     # the vendored models/ggml-vocab-<name>.gguf: llama.cpp's ids equal the vocab tokens of these
-    # pieces (byte-encoded). Edge texts of the fixtures matched id for id for gpt-2, llama-bpe,
-    # qwen2, qwen35, command-r, starcoder, refact, falcon the same way.
+    # pieces (byte-encoded). In the same way, the fixture edge texts plus ~30 multilingual ones
+    # matched id for id for every pre type (the llama-bpe vocab re-labelled with each pre name
+    # by gguf-py's gguf_new_metadata.py; gemma4/sarvam-moe on the gemma-4 vocab), BPE over
+    # these splits with polytok's BPE; differences left only where the BPE model or the
+    # special-token partition differ, not the split.
     ("llama3", "1234567", ["123", "456", "7"]),
     ("qwen2", "123", ["1", "2", "3"]),
     ("gpt-2", "'S", ["'", "S"]),  # C-gpt2 contractions are lower-case only
     ("deepseek-llm", "a \n", ["a", " ", "\n"]),  # S-w '$' is the chunk end
+    # the llama-bpe vocab re-labelled with each pre name (gguf_new_metadata.py --pre-tokenizer);
+    # llama.cpp's ids equal polytok's BPE over these pieces
+    ("kimi-k2", "Hello世界abc's 12345 你好，世界！ こんにちは カタカナ 한국어",
+     ["Hello", "世界", "abc's", " ", "123", "45", " ", "你好", "，", "世界", "！", " こんにちは", " カタカナ", " 한국어"]),
+    ("kimi-k2", "a  \n\n  b\r\r  c   ", ["a", "  \n\n", " ", " b", "\r\r", " ", " c", "   "]),
+    ("kimi-k2", "don't WON'T it'S we'Re", ["don't", " WON'T", " it'S", " we'Re"]),
+    ("afmoe", "1 12 123 1234 12345 123456",
+     ["1", " ", "12", " ", "123", " ", "1", "234", " ", "12", "345", " ", "123", "456"]),
+    ("chameleon", "IMGIMGABCZ <sentinel:12> 12:30",
+     ["IMGIMGABCZ", " ", "<", "sentinel", ":", "1", "2", ">", " ", "1", "2", ":", "3", "0"]),
+    ("youtu", "Hello世界abc's 12345 你好，世界！ こんにちは カタカナ 한국어",
+     ["Hello", "世界", "abc's", " ", "1", "2", "3", "4", "5", " ", "你好", "，", "世界", "！", " ", "こんにちは", " ",
+      "カタカナ", " ", "한국어"]),
+    ("deepseek-llm", "Ǉ ᾼ ῼ", ["Ǉ", " ", "ᾼ", " ", "ῼ"]),  # 'ࠀ-一' of the CJK regex holds U+1FBC
 ]
 
 

@@ -70,7 +70,9 @@ _QWEN35 = (_CONTRACTIONS + "|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\
 _NEWLINES = "[^\\n]+|[\\n]+"
 # trigger string -> the collapsed-text regex its hand-written splitter equals. The case-folding
 # of the splitters (unicode_tolower) only reaches 's t m d r e v l' from ASCII capitals in the
-# 15.1 table, so '[sS]' is exact. The GPT-2 splitter ends with a plain '\s+' its trigger lacks.
+# 15.1 table, so '[sS]' is exact. The GPT-2 splitter ends with a plain '\s+' its trigger lacks
+# (written out to mirror it; it changes no piece, since a lone unmatched whitespace char
+# becomes its own piece under the gap rule anyway).
 _SPLITTER_REGEXES = {_GPT2: _GPT2 + "|\\s+", _LLAMA3: _LLAMA3, _LLAMA3_I: _LLAMA3,
                      _QWEN2: _QWEN2, _QWEN35: _QWEN35, _NEWLINES: _NEWLINES}
 _KIMI_TRIGGER = "\\p{Han}+"
@@ -201,7 +203,7 @@ def _digit_group_chunks(view: str, chunks: list[Span]) -> list[Span]:
     L mod 3 code points, then every 3; the text before a run stays glued to its first group."""
     out: list[Span] = []
     for start, end in chunks:
-        ends = []
+        ends: list[int] = []
         for run in _NUMBER_RUN.finditer(view, start, end):
             a, b = run.span()
             first = (b - a) % 3 or 3
@@ -325,10 +327,13 @@ def _regex_splitter(pattern: str, original: str) -> Callable[[str, list[Span]], 
     return lambda view, chunks: _regex_chunks(compiled, view, chunks)
 
 
+_BYTE_TABLE = tuple(BYTES_TO_CHARS)  # str.translate table over latin-1 chars
+
+
 @lru_cache(maxsize=1 << 16)
 def _byte_encode(word: str) -> str:
     """``unicode_byte_encoding_process`` of one word (lone surrogates as their 3 bytes)."""
-    return "".join(BYTES_TO_CHARS[b] for b in word.encode("utf-8", "surrogatepass"))
+    return word.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_TABLE)
 
 
 class LlamaRegexSplit:
@@ -362,7 +367,7 @@ class LlamaRegexSplit:
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
         words = [text[a:b] for a, b in self.spans(text)]
-        return [_byte_encode(word) for word in words] if self.byte_encode else words
+        return list(map(_byte_encode, words)) if self.byte_encode else words
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
         pieces = ns.slices(self.spans(ns.text))
