@@ -51,3 +51,12 @@ def test_folder_equals_reference_with_config_tokens(name):
             value = value.get("content")
         if isinstance(value, str):
             assert ours.metadata["special_tokens"][key] == value
+
+
+def test_named_special_ids_and_eos_as_end_of_generation():
+    folder = fixture_path("llama3", "tokenizer.json").parent
+    fixture_path("llama3", "tokenizer_config.json")
+    ref = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok = polytok.load(folder)
+    assert tok.special_ids["bos"] == ref.token_to_id("<|begin_of_text|>")
+    assert tok.eog_ids == {ref.token_to_id("<|end_of_text|>")}

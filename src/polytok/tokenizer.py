@@ -92,6 +92,8 @@ class Tokenizer:
         metadata: dict[str, Any] | None = None,
         special_split: SpecialSplit | None = None,
         detokenizer: ByteDetokenizer | None = None,
+        special_ids: dict[str, int] | None = None,
+        eog_ids: set[int] | None = None,
     ) -> None:
         self.model = model
         self.normalizer = normalizer
@@ -107,6 +109,10 @@ class Tokenizer:
         # HF's added vocabulary splits the text unless a format brings its own rule (llama.cpp's partition)
         self.special_split: SpecialSplit = special_split if special_split is not None else self.added
         self.detokenizer = detokenizer
+        #: the named special ids the format declares ("bos", "eos", "eot", "eom", "sep", "pad", "fim_pre", …)
+        self.special_ids: dict[str, int] = dict(special_ids or {})
+        #: the ids that end a generation (llama.cpp's EOG set; for tokenizer.json folders, the EOS)
+        self.eog_ids: frozenset[int] = frozenset(eog_ids or ())
         self._refresh_fast_path()
 
     def _refresh_fast_path(self) -> None:

@@ -44,3 +44,12 @@ def test_ids_and_detokenize_equal_llama_cpp(name):
                 if tok.decode(row["ids"], skip_special=skip) != expected:
                     reports.append(f"{path} decode(skip_special={skip}) of {row['name']} differs")
     assert not reports, f"{len(reports)} mismatches; first ones:\n" + "\n\n".join(reports[:5])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_special_ids_and_eog_set_on_the_tokenizer(name):
+    header = json.loads(gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8").readline())
+    tok = polytok.load(gguf_vocab_path(name))
+    assert sorted(tok.eog_ids) == header["eog"]
+    for key, value in header["special_ids"].items():
+        assert tok.special_ids.get(key) == (value if value >= 0 else None), key

@@ -94,3 +94,22 @@ def test_lookups():
     m = model()
     assert m.vocab_size() == len(VOCAB) and m.token_to_id("abc") == 260 and m.id_to_token(260) == "abc"
     assert m.get_vocab()["<0x41>"] == 66 and m.id_to_token(len(VOCAB)) is None
+
+
+def test_loaded_from_a_gguf_file(tmp_path):
+    """The same vocabulary written as the GGUF llama.cpp read, through polytok.load."""
+    gguf = pytest.importorskip("gguf")
+    import polytok
+
+    path = tmp_path / "plamo2.gguf"
+    writer = gguf.GGUFWriter(str(path), "plamo2")
+    writer.add_tokenizer_model("plamo2")
+    writer.add_token_list([piece for piece, _, _ in VOCAB])
+    writer.add_token_scores([score for _, score, _ in VOCAB])
+    writer.add_token_types([kind for _, _, kind in VOCAB])
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    tok = polytok.load(path)
+    for text, ids in LLAMA_CPP.items():
+        assert tok.encode(text, add_special=True, special="text") == ids, text

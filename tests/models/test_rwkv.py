@@ -95,3 +95,24 @@ def test_lookups():
     model = RWKV(TOKENS)
     assert model.vocab_size() == len(TOKENS) and model.token_to_id("\\n") == 1
     assert model.id_to_token(1) == "\\n" and model.token_bytes(1) == b"\n" and model.id_to_token(99) is None
+
+
+@pytest.mark.parametrize("unk_id", list(LLAMA_CPP))
+def test_loaded_from_a_gguf_file(tmp_path, unk_id):
+    """The same vocabulary written as the GGUF llama.cpp read, through polytok.load."""
+    gguf = pytest.importorskip("gguf")
+    import polytok
+
+    path = tmp_path / "rwkv.gguf"
+    writer = gguf.GGUFWriter(str(path), "rwkv6")
+    writer.add_tokenizer_model("rwkv")
+    writer.add_token_list(TOKENS)
+    writer.add_token_types([3] + [1] * (len(TOKENS) - 1))
+    if unk_id is not None:
+        writer.add_unk_token_id(unk_id)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    tok = polytok.load(path)
+    for text, ids in LLAMA_CPP[unk_id].items():
+        assert tok.encode(text, add_special=True, special="text") == ids, text

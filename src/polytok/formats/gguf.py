@@ -75,8 +75,10 @@ class GGUFVocab:
     metadata: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def detokenizer(self) -> LlamaDetokenizer:
+        from ..models.rwkv import unescape
+
         f, ids = self.flags, self.specials.ids
-        return LlamaDetokenizer(self.texts, self.specials.attrs, self.vocab_type,
+        return LlamaDetokenizer(self.texts, self.specials.attrs, self.vocab_type, rwkv_unescape=unescape,
                                 escape_whitespaces=f["escape_whitespaces"], clean_spaces=f["clean_spaces"],
                                 add_space_prefix=f["add_space_prefix"], add_bos=f["add_bos"], add_eos=f["add_eos"],
                                 bos_id=ids.get("bos"), eos_id=ids.get("eos"))
@@ -161,7 +163,8 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     special token (a `Replace` and a `Prepend`, which HF-style runs per piece);
     BPE is `LlamaRegexSplit` then `BPE` (duplicate merges keep their first rank);
     WPM is `LlamaWordPieceSplit` then `WordPiece`; UGM is `Precompiled` with
-    SentencePiece's longest match then `Unigram` with llama.cpp's options.
+    SentencePiece's longest match then `Unigram` with llama.cpp's options; RWKV
+    and PLaMo-2 are their models alone, and never add BOS/EOS.
     """
     from ..tokenizer import Tokenizer
 
@@ -170,10 +173,33 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
         raise FormatError(f"encoding {vocab.vocab_type} vocabularies is not supported", file=vocab.file,
                           key=Tokenizer_keys.MODEL)
     model, normalizer, pre_tokenizer = builder(vocab)
-    return Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
+    tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
                      post_processor=_special_ids_processor(vocab), special_split=vocab.specials.partition(vocab.texts),
                      detokenizer=vocab.detokenizer(),
+                     special_ids={k: v for k, v in vocab.specials.ids.items() if v is not None},
+                     eog_ids=vocab.specials.eog,
                      metadata={"format": "gguf", "source": vocab.file, "gguf": vocab})
+    newline = _newline_id(vocab, tok)
+    if newline is not None:
+        tok.special_ids["nl"] = newline
+    return tok
+
+
+def _newline_id(vocab: GGUFVocab, tok: "TokenizerType") -> int | None:
+    # subtle: llama.cpp reads this before the file's special ids, so its pad is the type's default
+    pad = VOCAB_TYPES[vocab.model][1].get("pad")
+    """llama.cpp's linefeed id (load): SPM's byte token for \\n, WPM's pad, else the first id of "\\n"
+    (the pad id when that is empty)."""
+    if vocab.vocab_type == "spm":
+        by_text = tok.model.token_to_id
+        found = by_text("<0x0A>")
+        if found is None:
+            found = by_text("\n")
+        return found if found is not None else pad
+    if vocab.vocab_type == "wpm":
+        return pad
+    ids = tok.encode("\n", add_special=False, special="text")
+    return ids[0] if ids else pad
 
 
 def _build_spm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
@@ -239,7 +265,22 @@ def _build_ugm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     return model, normalizer, None
 
 
-_BUILDERS = {"spm": _build_spm, "bpe": _build_bpe, "wpm": _build_wpm, "ugm": _build_ugm}
+def _build_rwkv(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    from ..models.rwkv import RWKV
+
+    return RWKV(vocab.texts, vocab.specials.ids.get("unk")), None, None
+
+
+def _build_plamo2(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    from ..models.plamo2 import PLaMo2
+
+    types = vocab.token_types or [1] * len(vocab.texts)
+    scores = vocab.scores or [0.0] * len(vocab.texts)
+    return PLaMo2(list(zip(vocab.texts, scores)), [t == 6 for t in types]), None, None
+
+
+_BUILDERS = {"spm": _build_spm, "bpe": _build_bpe, "wpm": _build_wpm, "ugm": _build_ugm, "rwkv": _build_rwkv,
+             "plamo2": _build_plamo2}
 
 
 def _special_ids_processor(vocab: GGUFVocab) -> Any:

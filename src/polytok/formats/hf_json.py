@@ -124,7 +124,13 @@ def read_model_folder(folder: str | Path) -> Tokenizer:
     if new:
         tok.add_tokens(new)
         tok.metadata["added_from_config"] = [t.content for t in new]
-    tok.metadata["special_tokens"] = _named_special_tokens(folder, config)
+    named = tok.metadata["special_tokens"] = _named_special_tokens(folder, config)
+    for name, text in named.items():
+        id_ = tok.token_to_id(text)
+        if id_ is not None:
+            tok.special_ids[name.removesuffix("_token")] = id_
+    if "eos" in tok.special_ids:
+        tok.eog_ids = frozenset({tok.special_ids["eos"]})
     return tok
 
 
