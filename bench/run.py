@@ -3,6 +3,11 @@
     python bench/run.py            # every tokenizer.json model below, all three corpora
     python bench/run.py --quick    # about a minute: fewer models, 200 kB slices
 
+GGUF rows compare with llama.cpp through llama-cpp-python 0.3.36 when it is
+installed (``pip install llama-cpp-python==0.3.36`` compiles llama.cpp),
+encoding with add_special=False and special markers as text (llama.cpp's
+parse_special=false).
+
 For each model: load time (polytok, reference), then for each corpus the
 encode throughput in MB/s of one long string, cold (the first encode after
 load) and warm (the same text again, caches filled), and the ratio
@@ -25,12 +30,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
 import polytok  # noqa: E402
-from fixtures import HF_JSON_FIXTURES, bench_slice, fixture_path  # noqa: E402
+from fixtures import HF_JSON_FIXTURES, bench_slice, fixture_path, gguf_vocab_path  # noqa: E402
 
 MODELS = ["gpt2", "llama3", "qwen3", "llama2", "gemma3", "bert-base-uncased", "albert-base-v2-tf5",
           "roberta-base", "mistral-v3-hf-converted"]
 QUICK_MODELS = ["gpt2", "llama3", "llama2", "bert-base-uncased"]
 CORPORA = ["bench_en", "bench_code", "bench_multi"]
+GGUF_MODELS = ["llama-bpe", "llama-spm", "qwen2", "gemma-4", "bert-bge"]
+QUICK_GGUF = ["llama-bpe", "llama-spm"]
 
 
 def _timed(fn):
@@ -60,8 +67,33 @@ def bench_model(name: str, texts: dict[str, str]) -> dict:
     return row
 
 
+def bench_gguf(name: str, texts: dict[str, str]) -> dict:
+    """polytok vs llama.cpp (llama-cpp-python, vocab only): llama_tokenize(add_special=False, parse_special=False)."""
+    import llama_cpp
+
+    path = gguf_vocab_path(name)
+    ref, ref_load = _timed(lambda: llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False))
+    ours, our_load = _timed(lambda: polytok.load(path))
+    row = {"model": f"{name}.gguf", "engine": f"llama-cpp-python {llama_cpp.__version__}",
+           "load_s": {"polytok": our_load, "tokenizers": ref_load}, "corpora": {}}
+    for corpus, text in texts.items():
+        data = text.encode("utf-8")
+        mb = len(data) / 1e6
+        ref_ids, ref_cold = _timed(lambda: ref.tokenize(data, add_bos=False, special=False))
+        _, ref_warm = _timed(lambda: ref.tokenize(data, add_bos=False, special=False))
+        our_ids, our_cold = _timed(lambda: ours.encode(text, add_special=False, special="text"))
+        _, our_warm = _timed(lambda: ours.encode(text, add_special=False, special="text"))
+        row["corpora"][corpus] = {
+            "mb": mb, "same_ids": list(ref_ids) == our_ids,
+            "cold_mb_s": {"polytok": mb / our_cold, "tokenizers": mb / ref_cold},
+            "warm_mb_s": {"polytok": mb / our_warm, "tokenizers": mb / ref_warm},
+        }
+    return row
+
+
 def table(rows: list[dict]) -> str:
-    lines = ["| model | load polytok / HF (s) | corpus | cold MB/s polytok / HF (ratio) | warm MB/s polytok / HF (ratio) | ids |",
+    lines = ["| model | load polytok / reference (s) | corpus | cold MB/s polytok / reference (ratio) "
+             "| warm MB/s polytok / reference (ratio) | ids |",
              "|---|---|---|---|---|---|"]
     for row in rows:
         load = row["load_s"]
@@ -78,7 +110,8 @@ def table(rows: list[dict]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer models, 200 kB slices")
-    ap.add_argument("--models", nargs="*", help="model fixture names")
+    ap.add_argument("--models", nargs="*", help="tokenizer.json fixture names")
+    ap.add_argument("--gguf", nargs="*", help="ggml-vocab names (llama.cpp rows; needs llama-cpp-python)")
     args = ap.parse_args()
     try:
         import tokenizers
@@ -93,7 +126,17 @@ def main() -> int:
     for name in models:
         print(f"… {name}", file=sys.stderr)
         rows.append(bench_model(name, texts))
-    print(f"polytok {polytok.__version__} vs tokenizers {tokenizers.__version__}, Python {sys.version.split()[0]}")
+    gguf = args.gguf if args.gguf is not None else (QUICK_GGUF if args.quick else GGUF_MODELS)
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        print("bench: llama-cpp-python is not installed; GGUF rows skipped", file=sys.stderr)
+        gguf = []
+    for name in gguf:
+        print(f"… {name}.gguf", file=sys.stderr)
+        rows.append(bench_gguf(name, texts))
+    print(f"polytok {polytok.__version__} vs tokenizers {tokenizers.__version__} (tokenizer.json rows) and "
+          f"llama.cpp through llama-cpp-python (.gguf rows), Python {sys.version.split()[0]}")
     print(table(rows))
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
