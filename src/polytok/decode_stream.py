@@ -6,6 +6,11 @@ previous chunk's tokens as left context so decoders that treat the first token
 specially (Metaspace, Strip) do not eat spaces, and holds text back while it
 ends in U+FFFD (an incomplete UTF-8 sequence). Lengths are compared in UTF-8
 bytes, as in Rust. Where HF returns None, `step` returns "".
+
+For a llama.cpp vocabulary whose detokenizer cleans spaces (``clean_spaces``:
+a space before ``?!.,`` or ``'s``, and around a lone ``'``, is removed once the
+next token shows it), text ending in a space, `` '``, `` 'r`` or `` 'v`` is held
+back too, so the stream never emits a space ``llama_detokenize`` would delete.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from .errors import DecodeError
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
+
+
+# endings that llama.cpp's clean_spaces may still rewrite when the next token comes
+_MAY_BE_CLEANED = (" ", " '", " 'r", " 'v")
 
 
 def _utf8_len(s: str) -> int:
@@ -31,18 +40,21 @@ class DecodeStream:
         self._ids: list[int] = []
         self._prefix = ""
         self._prefix_index = 0
+        self._hold_spaces = bool(getattr(tokenizer.detokenizer, "clean_spaces", False))
 
     def step(self, id: int | list[int]) -> str:
         """Add one id (or several); return the new text, or "" while it is incomplete."""
         decode = self._tokenizer.decode
         if not self._prefix and self._ids:
             candidate = decode(self._ids, self._skip)
-            if not candidate.endswith("\ufffd"):
+            if not candidate.endswith("\ufffd") and not (self._hold_spaces and candidate.endswith(_MAY_BE_CLEANED)):
                 self._prefix = candidate
                 self._prefix_index = len(self._ids)
         self._ids.extend(id if isinstance(id, list) else [id])
         text = decode(self._ids, self._skip)
         if _utf8_len(text) <= _utf8_len(self._prefix) or text.endswith("\ufffd"):
+            return ""
+        if self._hold_spaces and text.endswith(_MAY_BE_CLEANED):
             return ""
         if not text.startswith(self._prefix):
             raise DecodeError(f"decode stream: the text so far {text!r} no longer starts with the "
@@ -53,3 +65,13 @@ class DecodeStream:
         self._prefix = decode(self._ids, self._skip)
         self._prefix_index = next_index
         return new_text
+
+    def flush(self) -> str:
+        """The text still held back, at the end of a stream (HF's stream has no such call).
+
+        What it returns is final: the stream then starts afresh.
+        """
+        text = self._tokenizer.decode(self._ids, self._skip)
+        rest = text[len(self._prefix):] if text.startswith(self._prefix) else ""
+        self._ids, self._prefix, self._prefix_index = [], "", 0
+        return rest
