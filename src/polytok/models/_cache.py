@@ -7,6 +7,8 @@ and clears the whole cache when it is full (cheaper than any eviction order).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 CACHE_SIZE = 1 << 16
 CACHED_WORD_CHARS = 256
 
@@ -19,3 +21,11 @@ class WordCache(dict[str, list[int]]):
             if len(self) >= CACHE_SIZE:
                 self.clear()
             self[word] = ids
+
+    def ids(self, word: str, spans: Callable[[str], list[tuple[int, int, int]]]) -> list[int]:
+        """The ids of `word` (a fresh list), from the cache or from ``spans(word)``."""
+        ids = self.get(word)
+        if ids is None:
+            ids = [token for token, _, _ in spans(word)]
+            self.remember(word, ids)
+        return ids[:]

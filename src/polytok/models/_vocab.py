@@ -73,6 +73,26 @@ def byte_spans_to_chars(text: str, ids: list[int], lengths: list[int]) -> list[t
     return spans
 
 
+class PieceListLookup:
+    """The same lookups over ``_pieces`` (id → piece, a list) and ``_ids`` (piece → id): the
+    score-list models (Unigram, SPM, PLaMo-2), whose ids are list positions."""
+
+    _pieces: list[str]
+    _ids: dict[str, int]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._ids.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._pieces[id] if 0 <= id < len(self._pieces) else None
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._ids)
+
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+
 class VocabLookup:
     """``token_to_id`` / ``id_to_token`` / ``get_vocab`` / ``vocab_size`` over ``_vocab`` and ``_vocab_r``."""
 

@@ -35,6 +35,7 @@ from typing import Sequence
 
 from ..errors import FormatError
 from ._cache import WordCache
+from ._vocab import PieceListLookup
 
 _UNKNOWN_SCORE = -10_000_000
 _INVALID_SCORE = -20_000_000
@@ -67,7 +68,7 @@ def _suffix_entries(scores: dict[str, int | None], ids: dict[str, int]) -> dict[
     return entries
 
 
-class PLaMo2:
+class PLaMo2(PieceListLookup):
     """PLaMo-2's Viterbi tokenizer, as llama.cpp's ``llm_tokenizer_plamo2``.
 
     Args:
@@ -99,11 +100,7 @@ class PLaMo2:
         self._cache = WordCache()
 
     def tokenize(self, piece: str) -> list[int]:
-        ids = self._cache.get(piece)
-        if ids is None:
-            ids = [token for token, _, _ in self.tokenize_spans(piece)]
-            self._cache.remember(piece, ids)
-        return ids[:]
+        return self._cache.ids(piece, self.tokenize_spans)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         skip = 1 if piece.startswith("\ufeff") else 0
@@ -123,17 +120,6 @@ class PLaMo2:
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         return self._pieces[id]
 
-    def token_to_id(self, token: str) -> int | None:
-        return self._ids.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._pieces[id] if 0 <= id < len(self._pieces) else None
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._ids)
-
-    def vocab_size(self) -> int:
-        return len(self._pieces)
 
     def _rows(self, state: str) -> list[tuple[int, int, int]]:
         """The table rows of `state`: ``(prefix length, score, id)`` of its prefixes that are entries,

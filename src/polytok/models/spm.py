@@ -47,9 +47,10 @@ from typing import Sequence
 
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
+from ._vocab import PieceListLookup
 
 
-class SPM:
+class SPM(PieceListLookup):
     """Score-merge BPE over characters, as llama.cpp's ``llm_tokenizer_spm_session``.
 
     Args:
@@ -79,11 +80,7 @@ class SPM:
     # -- the Model protocol -------------------------------------------------
 
     def tokenize(self, piece: str) -> list[int]:
-        ids = self._cache.get(piece)
-        if ids is None:
-            ids = [token for token, _, _ in self.tokenize_spans(piece)]
-            self._cache.remember(piece, ids)
-        return ids[:]
+        return self._cache.ids(piece, self.tokenize_spans)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         tokens: list[tuple[int, int, int]] = []
@@ -105,17 +102,6 @@ class SPM:
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         return self._pieces[id]
 
-    def token_to_id(self, token: str) -> int | None:
-        return self._ids.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._pieces[id] if 0 <= id < len(self._pieces) else None
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._ids)
-
-    def vocab_size(self) -> int:
-        return len(self._pieces)
 
     # -- the merge loop -------------------------------------------------------
 

@@ -51,6 +51,7 @@ from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
 from ._cache import WordCache
+from ._vocab import PieceListLookup
 from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
@@ -58,7 +59,7 @@ _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
 
 
-class Unigram:
+class Unigram(PieceListLookup):
     """Unigram language-model tokenizer, as HF ``models::unigram::Unigram``.
 
     Args:
@@ -132,11 +133,7 @@ class Unigram:
     # -- the Model protocol -------------------------------------------------
 
     def tokenize(self, piece: str) -> list[int]:
-        ids = self._cache.get(piece)
-        if ids is None:
-            ids = [token for token, _, _ in self._tokens(piece)]
-            self._cache.remember(piece, ids)
-        return ids[:]
+        return self._cache.ids(piece, self._tokens)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return self._tokens(piece)
@@ -150,17 +147,6 @@ class Unigram:
             return text  # an unknown run left as unk_id
         return str(self._pieces[id])
 
-    def token_to_id(self, token: str) -> int | None:
-        return self._ids.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._pieces[id] if 0 <= id < len(self._pieces) else None
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._ids)
-
-    def vocab_size(self) -> int:
-        return len(self._pieces)
 
     # -- internals ----------------------------------------------------------
 

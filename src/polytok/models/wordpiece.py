@@ -58,11 +58,7 @@ class WordPiece(VocabLookup):
                    required(d, "continuing_subword_prefix", str, path), max_chars)
 
     def tokenize(self, piece: str) -> list[int]:
-        ids = self._cache.get(piece)
-        if ids is None:
-            ids = [token for token, _, _ in self.tokenize_spans(piece)]
-            self._cache.remember(piece, ids)
-        return ids[:]
+        return self._cache.ids(piece, self.tokenize_spans)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         size = len(piece)
