@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import regex
 
@@ -165,6 +165,20 @@ def compile_onig(pattern: str, key: str = "pattern") -> OnigPattern:
 def compile_literal(literal: str) -> "regex.Pattern[str]":
     """A ``{"String": s}`` pattern: `s` taken literally."""
     return regex.compile(regex.escape(literal))
+
+
+def read_pattern(d: dict[str, Any], path: str) -> tuple[str, bool, str]:
+    """``(source, is_regex, key path)`` of the ``"pattern"`` object that Split and both Replace
+    components share: ``{"String": s}`` (a literal) or ``{"Regex": r}`` (Oniguruma)."""
+    from ._config import as_object, join, required
+
+    ppath = join(path, "pattern")
+    spec = as_object(required(d, "pattern", dict, path), ppath)
+    if len(spec) != 1 or next(iter(spec)) not in ("String", "Regex"):
+        raise FormatError(f'expected {{"String": …}} or {{"Regex": …}}, found {spec!r:.80}', key=ppath)
+    kind = next(iter(spec))
+    source: str = required(spec, kind, str, ppath)
+    return source, kind == "Regex", join(ppath, kind)
 
 
 def match_spans(pattern: "OnigPattern | regex.Pattern[str]", text: str) -> list[tuple[int, int]]:

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._config import as_object, join, required
-from ..errors import FormatError
-from ..regex_dialect import compile_onig, find_matches
+from .._config import required
+from ..regex_dialect import compile_onig, find_matches, read_pattern
 
 
 class Replace:
@@ -33,14 +32,9 @@ class Replace:
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Replace":
-        ppath = join(path, "pattern")
-        spec = as_object(required(d, "pattern", dict, path), ppath)
-        if len(spec) != 1 or next(iter(spec)) not in ("String", "Regex"):
-            raise FormatError('expected exactly one of "String" or "Regex"', key=ppath)
-        kind = next(iter(spec))
-        source: str = required(spec, kind, str, ppath)
+        source, is_regex, key = read_pattern(d, path)
         content: str = required(d, "content", str, path)
-        return cls(source, content, regex=kind == "Regex", key=join(ppath, kind))
+        return cls(source, content, regex=is_regex, key=key)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         if self._regex is None:

@@ -25,12 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import regex
-
-from .._config import as_object, join, required
-from ..errors import FormatError
+from .._config import as_object, required
 from ..normalized import NormalizedString
-from ..regex_dialect import Pattern, compile_literal, compile_onig, match_spans
+from ..regex_dialect import Pattern, compile_literal, compile_onig, match_spans, read_pattern
 
 
 class Replace:
@@ -43,14 +40,9 @@ class Replace:
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Replace":
         d = as_object(d, path)
-        ppath = join(path, "pattern")
-        spec = as_object(required(d, "pattern", dict, path), ppath)
-        if len(spec) != 1 or next(iter(spec)) not in ("String", "Regex"):
-            raise FormatError('expected an object with exactly one key, "String" or "Regex"', key=ppath)
-        kind = next(iter(spec))
-        source: str = required(spec, kind, str, ppath)
+        source, is_regex, key = read_pattern(d, path)
         content: str = required(d, "content", str, path)
-        return cls(source, content, is_regex=kind == "Regex", key=join(ppath, kind))
+        return cls(source, content, is_regex=is_regex, key=key)
 
     def __repr__(self) -> str:
         kind = "Regex" if self.is_regex else "String"

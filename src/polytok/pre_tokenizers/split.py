@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._config import as_object, join, required
-from ..errors import FormatError
-from ..regex_dialect import compile_literal, compile_onig
+from .._config import required
+from ..regex_dialect import compile_literal, compile_onig, read_pattern
 from .split_behavior import Behavior, RegexSplitter, SplittingPreTokenizer, behavior_from_config
 
 
@@ -48,12 +47,7 @@ class Split(SplittingPreTokenizer):
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Split":
-        key = join(path, "pattern")
-        spec = as_object(required(d, "pattern", dict, path), key)
-        if len(spec) != 1 or next(iter(spec)) not in ("String", "Regex"):
-            raise FormatError(f"expected {{\"String\": …}} or {{\"Regex\": …}}, found {spec!r:.80}", key=key)
-        kind = next(iter(spec))
-        pattern = required(spec, kind, str, key)
+        pattern, is_regex, key = read_pattern(d, path)
         behavior = behavior_from_config(d, "behavior", path)
         invert = required(d, "invert", bool, path)
-        return cls(pattern, behavior, invert=invert, is_regex=kind == "Regex", key=join(key, kind))
+        return cls(pattern, behavior, invert=invert, is_regex=is_regex, key=key)
