@@ -27,8 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def modes(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--special", choices=["parse", "text"], default="parse",
-                       help="parse special-token markers in the text (default) or read them as text")
+        q.add_argument("--special", choices=["parse", "text"], default=None,
+                       help="parse special-token markers in the text, or read them as text "
+                            "(default: what the format's reference engine does)")
         q.add_argument("--no-add-special", action="store_true",
                        help="do not add the post-processor's special tokens (BOS/EOS, [CLS]…)")
 
@@ -180,7 +181,7 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
         "model": type(tok.model).__name__, "vocab_size": len(tok),
         "pipeline": {"normalizer": shape(tok.normalizer), "pre_tokenizer": shape(tok.pre_tokenizer),
                      "post_processor": shape(tok.post_processor), "decoder": shape(tok.decoder)},
-        "defaults": {"add_special": True, "special": str(SpecialTokens.PARSE), "skip_special": False,
+        "defaults": {"add_special": True, "special": str(tok.default_special), "skip_special": False,
                      "with_special_tokens_added": tok.encode("", add_special=True)},
         "added_tokens": added,
         "named_special_tokens": tok.metadata.get("special_tokens", {}),

@@ -55,6 +55,12 @@ class ByteDetokenizer(Protocol):
 
     def detokenize(self, ids: list[int], remove_special: bool = False, unparse_special: bool = False) -> bytes: ...
 
+
+class TextDetokenizer(Protocol):
+    """A decoder that works on ids and returns text (sentencepiece, tiktoken, tekken, rwkv)."""
+
+    def decode_text(self, ids: list[int], skip_special: bool = False) -> str: ...
+
 __all__ = ["Tokenizer"]
 
 TextInput = str | list[str]
@@ -91,7 +97,8 @@ class Tokenizer:
         padding: Padding | None = None,
         metadata: dict[str, Any] | None = None,
         special_split: SpecialSplit | None = None,
-        detokenizer: ByteDetokenizer | None = None,
+        detokenizer: ByteDetokenizer | TextDetokenizer | None = None,
+        default_special: SpecialTokens | str = SpecialTokens.PARSE,
         special_ids: dict[str, int] | None = None,
         eog_ids: set[int] | None = None,
     ) -> None:
@@ -109,6 +116,9 @@ class Tokenizer:
         # HF's added vocabulary splits the text unless a format brings its own rule (llama.cpp's partition)
         self.special_split: SpecialSplit = special_split if special_split is not None else self.added
         self.detokenizer = detokenizer
+        #: what ``special=None`` means: the format's reference engine's plain call
+        #: (PARSE for tokenizer.json and GGUF; AS_TEXT for .model, tiktoken, tekken)
+        self.default_special = SpecialTokens(default_special)
         #: the named special ids the format declares ("bos", "eos", "eot", "eom", "sep", "pad", "fim_pre", …)
         self.special_ids: dict[str, int] = dict(special_ids or {})
         #: the ids that end a generation (llama.cpp's EOG set; for tokenizer.json folders, the EOS)
@@ -153,7 +163,7 @@ class Tokenizer:
     # -- encode: fast path ------------------------------------------------------------
 
     def encode(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
-               special: SpecialTokens | str = SpecialTokens.PARSE) -> list[int]:
+               special: SpecialTokens | str | None = None) -> list[int]:
         """Token ids of `text` (and `pair`).
 
         Args:
@@ -162,7 +172,8 @@ class Tokenizer:
             add_special: add the post-processor's special tokens (HF ``add_special_tokens``).
             special: `SpecialTokens.PARSE` parses special-token markers in the text
                 (HF's default); `SpecialTokens.AS_TEXT` reads them as plain text
-                (HF ``encode_special_tokens=True``).
+                (HF ``encode_special_tokens=True``); None (default) is the format's
+                reference default, `default_special`.
 
         Returns:
             The ids, as the format's reference engine gives them.
@@ -170,7 +181,7 @@ class Tokenizer:
         Raises:
             EncodeError: where the reference engine raises too (e.g. a missing unk token).
         """
-        parse = _policy(special)
+        parse = _policy(self.default_special if special is None else special)
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         ids_a = self._sequence_ids(text, parse)
@@ -178,7 +189,7 @@ class Tokenizer:
         return self._finish_ids(ids_a, ids_b, add_special)
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
-                     special: SpecialTokens | str = SpecialTokens.PARSE) -> list[list[int]]:
+                     special: SpecialTokens | str | None = None) -> list[list[int]]:
         """`encode` of each text; padding (if configured) goes to the longest of the batch."""
         out = [self.encode(t, add_special=add_special, special=special) for t in texts]
         if self.padding is not None:
@@ -269,7 +280,7 @@ class Tokenizer:
     # -- encode: offsets path ---------------------------------------------------------
 
     def encode_full(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
-                    special: SpecialTokens | str = SpecialTokens.PARSE,
+                    special: SpecialTokens | str | None = None,
                     truncation: Truncation | None | bool = True,
                     padding: Padding | None | bool = True) -> Encoding:
         """HF's `Encoding` of `text` (and `pair`): ids, tokens, offsets, word ids, masks, overflows.
@@ -284,7 +295,7 @@ class Tokenizer:
             The `Encoding`; offsets are character offsets into the input, as HF's
             Python binding reports them.
         """
-        parse = _policy(special)
+        parse = _policy(self.default_special if special is None else special)
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
         enc_a = self._sequence_encoding(text, parse, 0)
@@ -392,9 +403,12 @@ class Tokenizer:
             skip_special: leave out special tokens. Default False, as transformers
                 and llama.cpp; HF tokenizers' Python binding defaults to True.
         """
-        if self.detokenizer is not None:
+        detok = self.detokenizer
+        if detok is not None and hasattr(detok, "decode_text"):
+            return detok.decode_text(list(ids), skip_special)
+        if detok is not None:
             # llama.cpp: skip_special is remove_special, keeping them is unparse_special
-            raw = self.detokenizer.detokenize(list(ids), skip_special, not skip_special)
+            raw = detok.detokenize(list(ids), skip_special, not skip_special)
             return raw.decode("utf-8", "replace")
         strings = self._decode_strings(list(ids), skip_special)
         if self.decoder is None:

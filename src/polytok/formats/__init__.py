@@ -1,28 +1,101 @@
 """Format readers, and `load`, which sniffs the format of a path.
 
-Each reader turns a file into the shared components; see the reader modules.
+Each reader turns a file into the shared components; see the reader modules:
+
+- `hf_json`: ``tokenizer.json`` (and a model folder's config files);
+- `gguf`: a GGUF file's ``tokenizer.ggml.*`` vocabulary;
+- `sentencepiece_model`: a SentencePiece ``.model`` (ModelProto);
+- `tiktoken_ranks`: base64 rank files (``.tiktoken``, llama3/llama4 ``tokenizer.model``);
+- `tekken`: Mistral's ``tekken.json``;
+- `wordpiece_vocab`, `gpt2_vocab`, `rwkv_vocab`: the classic vocabulary files
+  (BERT ``vocab.txt``; GPT-2 ``vocab.json`` + ``merges.txt``; RWKV "world").
 """
 
 from __future__ import annotations
 
+import gzip
+import re
 from pathlib import Path
+from typing import Any
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 
-__all__ = ["load", "BUILTIN"]
+__all__ = ["load", "BUILTIN", "sniff"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
 
 BUILTIN = {"gpt2": _DATA / "gpt2.json.gz"}
 
+# a tiktoken rank line: base64 of the token bytes, one space, the rank
+_TIKTOKEN_LINE = re.compile(rb"\A[A-Za-z0-9+/]*={0,2} \d+\r?\n")
+# an RWKV world vocabulary line: id, a Python str or bytes literal, its byte length
+_RWKV_LINE = re.compile(rb"\A\d+ b?['\"]")
+# the folder files polytok reads, in the order a folder is tried
+_FOLDER_FILES = ("tokenizer.json", "tokenizer.json.gz", "tekken.json", "tokenizer.model",
+                 "vocab.json", "vocab.txt")
 
-def load(path: str | Path) -> Tokenizer:
+
+def _head(p: Path, n: int = 256) -> bytes:
+    try:
+        with p.open("rb") as f:
+            head = f.read(n)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(p, "rb") as g:
+                head = g.read(n)
+        return head
+    except OSError as exc:
+        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(p)) from None
+
+
+def sniff(path: str | Path) -> str:
+    """The format `load` would read `path` as.
+
+    One of ``"hf_json"``, ``"gguf"``, ``"sentencepiece"``, ``"tiktoken"``, ``"tekken"``,
+    ``"wordpiece_vocab"``, ``"gpt2_vocab"``, ``"rwkv_vocab"``.
+
+    Raises:
+        FormatError: the path does not exist or its format is not recognised.
+    """
+    p = Path(path)
+    if p.is_dir():
+        for name in _FOLDER_FILES:
+            if (p / name).exists():
+                return sniff(p / name)
+        raise FormatError("no tokenizer file found in this folder (looked for "
+                          + ", ".join(_FOLDER_FILES) + ")", file=str(p))
+    if not p.exists():
+        raise FormatError("no such file or folder", file=str(p))
+    name = p.name.lower()
+    head = _head(p)
+    if head[:4] == b"GGUF" or name.endswith(".gguf"):
+        return "gguf"
+    if name.startswith("tekken") and name.endswith((".json", ".json.gz")):
+        return "tekken"
+    if name.endswith((".json", ".json.gz")):
+        if name == "vocab.json" and (p.parent / "merges.txt").exists():
+            return "gpt2_vocab"
+        return "hf_json"
+    if name.endswith(".tiktoken") or _TIKTOKEN_LINE.match(head):
+        return "tiktoken"
+    if name.endswith(".txt"):
+        return "rwkv_vocab" if _RWKV_LINE.match(head) else "wordpiece_vocab"
+    if name.endswith((".model", ".spm")) or head[:1] == b"\x0a":
+        return "sentencepiece"
+    raise FormatError("unrecognised tokenizer format (expected tokenizer.json, a .gguf, a SentencePiece "
+                      ".model, a tiktoken rank file, tekken.json, vocab.txt, vocab.json + merges.txt, "
+                      "or a model folder holding one)", file=str(p))
+
+
+def load(path: str | Path, **options: Any) -> Tokenizer:
     """Load a tokenizer from a file or a model folder, sniffing its format.
 
     Args:
-        path: a ``tokenizer.json`` (or ``.json.gz``) file, a model folder holding
-            one, or the name of a built-in tokenizer (``"gpt2"``).
+        path: a file of any format polytok reads (see `sniff`), a model folder
+            holding one, or the name of a built-in tokenizer (``"gpt2"``).
+        **options: format options, e.g. ``pattern=`` and ``special_tokens=`` for a
+            tiktoken rank file polytok does not recognise, ``lowercase=`` for a
+            ``vocab.txt``. An option the format does not take is an error.
 
     Returns:
         The `Tokenizer`.
@@ -34,21 +107,58 @@ def load(path: str | Path) -> Tokenizer:
     from . import hf_json
 
     if isinstance(path, str) and path in BUILTIN and not Path(path).exists():
+        _no_options("builtin", options)
         tok = hf_json.read_tokenizer_json(BUILTIN[path])
         tok.metadata.update(source=f"builtin:{path}")
         return tok
     p = Path(path)
-    if p.is_dir():
-        if (p / "tokenizer.json").exists() or (p / "tokenizer.json.gz").exists():
+    kind = sniff(p)
+    if kind == "hf_json":
+        _no_options(kind, options)
+        if p.is_dir():
             return hf_json.read_model_folder(p)
-        raise FormatError("no tokenizer file found in this folder (looked for tokenizer.json)", file=str(p))
-    if not p.exists():
-        raise FormatError("no such file or folder", file=str(p))
-    name = p.name.lower()
-    if name.endswith(".gguf"):
+        return hf_json.read_tokenizer_json(p)
+    if kind == "gguf":
+        _no_options(kind, options)
         from .gguf import build_tokenizer, read_gguf_vocab
 
-        return build_tokenizer(read_gguf_vocab(p))
-    if name.endswith((".json", ".json.gz")):
-        return hf_json.read_tokenizer_json(p)
-    raise FormatError("unrecognised tokenizer format (expected tokenizer.json or a model folder)", file=str(p))
+        return build_tokenizer(read_gguf_vocab(_file_in(p, ("*.gguf",))))
+    if kind == "sentencepiece":
+        from .sentencepiece_model import read_sentencepiece
+
+        return read_sentencepiece(_file_in(p, ("tokenizer.model",)), **options)
+    if kind == "tiktoken":
+        from .tiktoken_ranks import read_tiktoken
+
+        return read_tiktoken(_file_in(p, ("tokenizer.model", "*.tiktoken")), **options)
+    if kind == "tekken":
+        from .tekken import read_tekken
+
+        return read_tekken(_file_in(p, ("tekken.json",)), **options)
+    if kind == "gpt2_vocab":
+        from .gpt2_vocab import read_gpt2_vocab
+
+        return read_gpt2_vocab(_file_in(p, ("vocab.json",)), **options)
+    if kind == "wordpiece_vocab":
+        from .wordpiece_vocab import read_wordpiece_vocab
+
+        return read_wordpiece_vocab(_file_in(p, ("vocab.txt",)), **options)
+    from .rwkv_vocab import read_rwkv_vocab
+
+    return read_rwkv_vocab(_file_in(p, ("rwkv_vocab*.txt",)), **options)
+
+
+def _file_in(p: Path, patterns: tuple[str, ...]) -> Path:
+    """`p` itself, or for a folder the first file matching one of `patterns`."""
+    if not p.is_dir():
+        return p
+    for pattern in patterns:
+        found = sorted(p.glob(pattern))
+        if found:
+            return found[0]
+    raise FormatError("no tokenizer file found in this folder", file=str(p))
+
+
+def _no_options(kind: str, options: dict[str, Any]) -> None:
+    if options:
+        raise FormatError(f"the {kind} reader takes no options (got {', '.join(sorted(options))})")
