@@ -277,6 +277,8 @@ def fetch_package_files(name: str) -> dict[str, Path]:
 
 def _from_shared(record: dict[str, Any], cached: Path) -> Path | None:
     """The ../shared/fixtures copy (decompressed into the cache if gzipped), or None."""
+    if not record.get("shared"):
+        return None
     shared = SHARED_TOKENIZERS / record["shared"]
     if not shared.is_file():
         return None

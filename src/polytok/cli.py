@@ -10,12 +10,10 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__, load
 from .errors import PolytokError
-from .special import SpecialTokens
 from .tokenizer import Tokenizer
 
 DEFAULT_MODEL = "gpt2"

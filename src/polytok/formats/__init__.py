@@ -4,8 +4,8 @@ Each reader turns a file into the shared components; see the reader modules:
 
 - `hf_json`: ``tokenizer.json`` (and a model folder's config files);
 - `gguf`: a GGUF file's ``tokenizer.ggml.*`` vocabulary;
-- `sentencepiece_model`: a SentencePiece ``.model`` (ModelProto);
-- `tiktoken_ranks`: base64 rank files (``.tiktoken``, llama3/llama4 ``tokenizer.model``);
+- `sentencepiece`: a SentencePiece ``.model`` (ModelProto);
+- `tiktoken`: base64 rank files (``.tiktoken``, llama3/llama4 ``tokenizer.model``);
 - `tekken`: Mistral's ``tekken.json``;
 - `wordpiece_vocab`, `gpt2_vocab`, `rwkv_vocab`: the classic vocabulary files
   (BERT ``vocab.txt``; GPT-2 ``vocab.json`` + ``merges.txt``; RWKV "world").
@@ -124,11 +124,11 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
 
         return build_tokenizer(read_gguf_vocab(_file_in(p, ("*.gguf",))))
     if kind == "sentencepiece":
-        from .sentencepiece_model import read_sentencepiece
+        from .sentencepiece import read_sentencepiece
 
         return read_sentencepiece(_file_in(p, ("tokenizer.model",)), **options)
     if kind == "tiktoken":
-        from .tiktoken_ranks import read_tiktoken
+        from .tiktoken import read_tiktoken
 
         return read_tiktoken(_file_in(p, ("tokenizer.model", "*.tiktoken")), **options)
     if kind == "tekken":
