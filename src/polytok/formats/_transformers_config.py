@@ -27,14 +27,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..decoders import Decoder
+from ..decoders.fuse import Fuse
+from ..decoders.replace import Replace
+from ..decoders.sequence import Sequence
 from ..errors import FormatError
 from ..special import AddedToken
 
-__all__ = ["Settings", "read_settings", "NAMED_TOKENS"]
+__all__ = ["Settings", "read_settings", "with_clean_up", "NAMED_TOKENS"]
 
 # PreTrainedTokenizerBase.SPECIAL_TOKENS_ATTRIBUTES, in its order (the order tokens are added)
 NAMED_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+# PreTrainedTokenizerBase.clean_up_tokenization, in its order, on the whole decoded text
+_CLEAN_UP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+             (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 _FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
+
+
+def with_clean_up(decoder: Decoder) -> Sequence:
+    """`decoder`, then transformers' ``clean_up_tokenization`` on the joined text (Fuse + Replace)."""
+    return Sequence([decoder, Fuse()] + [Replace(old, new) for old, new in _CLEAN_UP])
 
 
 @dataclass(slots=True)

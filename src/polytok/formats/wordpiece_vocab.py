@@ -39,9 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from ..chars import WHITE_SPACE
-from ..decoders.fuse import Fuse
-from ..decoders.replace import Replace
-from ..decoders.sequence import Sequence
 from ..decoders.wordpiece import WordPiece as WordPieceDecoder
 from ..errors import FormatError
 from ..models.wordpiece import WordPiece
@@ -50,7 +47,7 @@ from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
-from ._transformers_config import read_settings
+from ._transformers_config import read_settings, with_clean_up
 
 __all__ = ["read_wordpiece_vocab", "read_vocab_lines"]
 
@@ -59,9 +56,6 @@ _DEFAULT_TOKENS: dict[str, str | None] = {
 _OPTIONS = {"lowercase", "do_lower_case", "strip_accents", "tokenize_chinese_chars", "split_special_tokens",
             "clean_up_tokenization_spaces", *_DEFAULT_TOKENS}
 _TRAILING_SPACE = "".join(sorted(WHITE_SPACE))
-# transformers' clean_up_tokenization (tokenization_utils_base.py), on the whole decoded text
-_CLEAN_UP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-             (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
 
 
 def read_vocab_lines(path: Path) -> dict[str, int]:
@@ -128,7 +122,7 @@ def read_wordpiece_vocab(path: Path, **options: Any) -> Tokenizer:
     model = WordPiece(read_vocab_lines(path), unk_token="None" if unk is None else unk)
     decoder: Any = WordPieceDecoder(prefix="##", cleanup=True)
     if values.get("clean_up_tokenization_spaces"):
-        decoder = Sequence([decoder, Fuse()] + [Replace(old, new) for old, new in _CLEAN_UP])
+        decoder = with_clean_up(decoder)
     tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(), decoder=decoder,
                     added_tokens=settings.added,
                     default_special=SpecialTokens.AS_TEXT if values.get("split_special_tokens")
