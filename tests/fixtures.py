@@ -367,6 +367,58 @@ def gguf_vocab_path(name: str) -> Path:
     return folder / filename
 
 
+# The chat templates llama.cpp tests with, in the same sdist (GitHub-origin ggml files shipped on PyPI;
+# never committed). Verified through the archive's sha256, extracted once into the cache.
+LLAMA_CPP_TEMPLATES_MEMBER = f"llama_cpp_python-{GGUF_VOCAB['version']}/vendor/llama.cpp/models/templates/"
+
+
+@functools.cache
+def llama_cpp_templates_dir() -> Path:
+    """Folder holding every models/templates/*.jinja of the llama-cpp-python sdist (as <name>.jinja).
+
+    Skips the calling test, with the reason, when PyPI cannot be reached.
+    """
+    folder = cache_root() / "llama-cpp-templates"
+    stamp = folder / ".archive_sha256"
+    if stamp.is_file() and stamp.read_text(encoding="utf-8") == GGUF_VOCAB["archive_sha256"]:
+        return folder
+    key = f"{GGUF_VOCAB['package']}=={GGUF_VOCAB['version']}:{GGUF_VOCAB['archive']}"
+    cache_root().mkdir(parents=True, exist_ok=True)
+    try:
+        if key in _FETCH_FAILURES:
+            raise FetchError(_FETCH_FAILURES[key])
+        with tempfile.TemporaryDirectory(dir=cache_root()) as tmp:
+            archive = Path(tmp) / GGUF_VOCAB["archive"]
+            _, digest = _http_get(archive_url(GGUF_VOCAB), archive)
+            if digest != GGUF_VOCAB["archive_sha256"]:
+                raise FixtureError(f"{GGUF_VOCAB['archive']}: sha256 {digest}, expected {GGUF_VOCAB['archive_sha256']}")
+            with tarfile.open(archive, "r:*") as tar:
+                for info in tar:
+                    name = info.name.removeprefix(LLAMA_CPP_TEMPLATES_MEMBER)
+                    if info.isfile() and name != info.name and "/" not in name and name.endswith(".jinja"):
+                        handle = tar.extractfile(info)
+                        if handle is not None:
+                            _write_atomic(folder / name, handle.read())
+    except FetchError as err:
+        _FETCH_FAILURES[key] = str(err)
+        pytest.skip(f"llama.cpp chat templates: {key} could not be downloaded ({err})")
+    _write_atomic(stamp, GGUF_VOCAB["archive_sha256"].encode())
+    return folder
+
+
+def llama_cpp_template_path(name: str) -> Path:
+    """Path of llama.cpp's models/templates/<name>.jinja from the sdist (fetched on first use).
+
+    Raises:
+        KeyError: the sdist has no such template.
+    """
+    path = llama_cpp_templates_dir() / f"{name}.jinja"
+    if not path.is_file():
+        known = sorted(p.name.removesuffix(".jinja") for p in llama_cpp_templates_dir().glob("*.jinja"))
+        raise KeyError(f"unknown llama.cpp template {name!r} (known: {known})")
+    return path
+
+
 # --- texts ------------------------------------------------------------------
 
 

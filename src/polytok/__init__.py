@@ -8,13 +8,16 @@ exactly as that format's reference engine does.
 """
 
 from .encoding import Encoding as Encoding
+from .errors import ChatTemplateError as ChatTemplateError
 from .errors import DecodeError as DecodeError
 from .errors import EncodeError as EncodeError
 from .errors import FormatError as FormatError
 from .errors import PolytokError as PolytokError
+from .errors import StateTokenError as StateTokenError
 from .formats import load as load
 from .special import AddedToken as AddedToken
 from .special import SpecialTokens as SpecialTokens
+from .state_tokens import insert_state_tokens as insert_state_tokens
 from .tokenizer import Tokenizer as Tokenizer
 from .truncation import Padding as Padding
 from .truncation import Truncation as Truncation
@@ -24,4 +27,5 @@ __version__ = "0.1.0"
 __all__ = [
     "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
     "PolytokError", "FormatError", "EncodeError", "DecodeError",
+    "insert_state_tokens", "StateTokenError", "ChatTemplateError",
 ]

@@ -8,7 +8,7 @@ offset or line, both as attributes and in the message.
 
 from __future__ import annotations
 
-__all__ = ["PolytokError", "FormatError", "EncodeError", "DecodeError"]
+__all__ = ["PolytokError", "FormatError", "EncodeError", "DecodeError", "StateTokenError", "ChatTemplateError"]
 
 
 class PolytokError(Exception):
@@ -59,3 +59,23 @@ class EncodeError(PolytokError, ValueError):
 
 class DecodeError(PolytokError, ValueError):
     """Ids that cannot be decoded."""
+
+
+class StateTokenError(PolytokError, ValueError):
+    """Ids that break the per-turn state-token rules; ``position`` is the index in the input."""
+
+    def __init__(self, message: str, *, position: int | None = None) -> None:
+        self.reason = message
+        self.position = position
+        super().__init__(message if position is None else f"position {position}: {message}")
+
+
+class ChatTemplateError(PolytokError, ValueError):
+    """A chat template that is missing, cannot be parsed, or raised while rendering; ``line`` where known."""
+
+    def __init__(self, message: str, *, template: str | None = None, line: int | None = None) -> None:
+        self.reason = message
+        self.template = template
+        self.line = line
+        where = [w for w in (f"template {template}" if template else "", f"line {line}" if line else "") if w]
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)

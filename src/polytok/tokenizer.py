@@ -421,6 +421,52 @@ class Tokenizer:
 
         return DecodeStream(self, skip_special)
 
+    # -- chat ------------------------------------------------------------------------
+
+    def apply_chat_template(self, messages: Any, *, add_generation_prompt: bool = False, tools: Any = None,
+                            documents: Any = None, continue_final_message: bool | str = False,
+                            tokenize: bool = False, template: str | None = None,
+                            content_special: SpecialTokens | str = SpecialTokens.AS_TEXT,
+                            state_tokens: int | None = None,
+                            state_markers: tuple[str | int, str | int, str | int] = ("<user>", "<assistant>", "<eot>"),
+                            **variables: Any) -> str | list[int]:
+        """Render `messages` with the model's chat template (transformers 5.x ``apply_chat_template``).
+
+        Args:
+            messages: the conversation, a list of ``{"role": …, "content": …}`` dicts.
+            add_generation_prompt: end with the header of an assistant turn.
+            tools: JSON-schema dicts of the tools the model may call.
+            documents: dicts (``title``, ``text``) for retrieval-augmented templates.
+            continue_final_message: leave the last message open (True: its ``content``;
+                a string: that field), for the model to continue.
+            tokenize: return ids instead of text (no BOS/EOS beyond what the template writes).
+            template: Jinja source, or the name of one of the file's named templates;
+                None picks ``default`` (``tool_use`` when tools are given and it exists).
+            content_special: with ``tokenize``, how special-token markers inside
+                messages, tools, documents and `variables` are read: ``AS_TEXT``
+                (default; transformers' ``sanitize_control_tokens=True``) or
+                ``PARSE`` (transformers' default: the rendered text is tokenized as is).
+            state_tokens: with ``tokenize``, the k of `polytok.insert_state_tokens`;
+                None reads GGUF ``paperkiln.state_tokens.k`` (0 when absent: none).
+            state_markers: the (user, assistant, eot) tokens of the state-token rule.
+            **variables: template variables; they override the tokenizer's own
+                (``bos_token=``, ``date_string=`` …).
+
+        Returns:
+            The rendered text, or its ids with ``tokenize=True``.
+
+        Raises:
+            ChatTemplateError: no template, an unknown template name, a syntax
+                error (with its line), or the template raised (``raise_exception``).
+            StateTokenError: ids that break the state-token rules.
+        """
+        from .chat import apply_chat_template
+
+        return apply_chat_template(self, messages, add_generation_prompt=add_generation_prompt, tools=tools,
+                                   documents=documents, continue_final_message=continue_final_message,
+                                   tokenize=tokenize, template=template, content_special=content_special,
+                                   state_tokens=state_tokens, state_markers=state_markers, **variables)
+
     def __repr__(self) -> str:
         source = self.metadata.get("source", "?")
         return f"<polytok.Tokenizer {self.metadata.get('format', '?')} {source} vocab={len(self)}>"

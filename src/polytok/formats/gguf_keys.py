@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["General", "Tokenizer", "chat_template_key", "vocab_size_key"]
+__all__ = ["General", "Tokenizer", "Paperkiln", "chat_template_key", "vocab_size_key"]
 
 
 class General:
@@ -76,6 +76,12 @@ class Tokenizer:
         FIM_PRE_ID, FIM_SUF_ID, FIM_MID_ID, FIM_PAD_ID, FIM_REP_ID, FIM_SEP_ID,
         PREFIX_ID, SUFFIX_ID, MIDDLE_ID,
     )  # fmt: skip
+
+
+class Paperkiln:
+    """``paperkiln.*`` keys: paperkiln's own metadata, read by `polytok.chat` (per-turn state tokens)."""
+
+    STATE_TOKENS_K: Final = "paperkiln.state_tokens.k"
 
 
 def chat_template_key(name: str | None = None) -> str:
