@@ -166,6 +166,15 @@ class AddedVocabulary:
             self.id_to_entry[new_id] = token
         self._rebuild()
 
+    def add_fixed(self, tokens: dict[int, AddedToken]) -> None:
+        """Add entries at ids the format fixes (tiktoken and tekken special tokens; none normalized)."""
+        for id_, token in tokens.items():
+            self.content_to_id[token.content] = id_
+            if token.special:
+                self.special_contents.add(token.content)
+            self.id_to_entry[id_] = token
+        self._rebuild()
+
     def _rebuild(self) -> None:
         raw: dict[str, int] = {}
         normed: dict[str, int] = {}

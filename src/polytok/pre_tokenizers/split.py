@@ -13,16 +13,20 @@ the text between them. An empty ``String`` matches the empty string at every
 position, which cuts the text into single chars. The behaviours and the
 zero-width-match rule live in `split_behavior`.
 
+``dialect`` names the regex engine the pattern was written for: ``"onig"``
+(HF, default) or ``"fancy"`` (Rust fancy-regex: tiktoken / tekken
+``pat_str``, see `polytok.regex_fancy`).
+
 The fast path of the Llama-3 / Qwen / GPT-4o style ``Isolated`` regexes is a
 single ``findall`` (see `split_behavior.RegexSplitter`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from .._config import required
-from ..regex_dialect import compile_literal, compile_onig, read_pattern
+from ..regex_dialect import Pattern, compile_literal, compile_onig, read_pattern
 from .split_behavior import Behavior, RegexSplitter, SplittingPreTokenizer, behavior_from_config
 
 
@@ -34,15 +38,22 @@ class Split(SplittingPreTokenizer):
         behavior: what happens to the matches, see `split_behavior.BEHAVIORS`.
         invert: split at the text between matches instead.
         is_regex: whether `pattern` is a regex (JSON ``Regex``) or a literal (``String``).
+        dialect: the regex engine `pattern` is written for: ``"onig"`` (HF) or ``"fancy"`` (tiktoken).
     """
 
     def __init__(self, pattern: str, behavior: Behavior, *, invert: bool = False, is_regex: bool = True,
-                 key: str = "pattern") -> None:
+                 key: str = "pattern", dialect: Literal["onig", "fancy"] = "onig") -> None:
         self.pattern = pattern
         self.is_regex = is_regex
         self.behavior = behavior
         self.invert = invert
-        compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
+        compiled: Pattern
+        if is_regex and dialect == "fancy":
+            from ..regex_fancy import compile_fancy
+
+            compiled = compile_fancy(pattern, key)
+        else:
+            compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
         self._splitter = RegexSplitter(compiled, behavior, invert)
 
     @classmethod

