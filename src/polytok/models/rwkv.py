@@ -21,11 +21,24 @@ Reproduces llama.cpp (llama-cpp-python 0.3.36, vendor/llama.cpp/src/llama-vocab.
   llama.cpp emits id 0 and restarts from position 0 of the piece, which never
   ends; here that raises `EncodeError`. A vocabulary with all 256 one-byte
   tokens (RWKV's world vocabulary) never reaches it.
+
+The ``rwkv`` package's ``TRIE_TOKENIZER`` (rwkv 0.8.32, rwkv/rwkv_tokenizer.py:
+``TRIE.find_longest`` and ``TRIE_TOKENIZER.encodeBytes``) is the same greedy
+longest match over byte keys: it walks the trie while a child exists and keeps
+the last node that ends a token. The engines differ only where no token
+matches, which the option ``missing_byte`` names:
+
+- ``"unk"`` (llama.cpp, default): a byte no key starts with gives `unk_id`,
+  and one byte is skipped;
+- ``"error"`` (``TRIE_TOKENIZER``): ``find_longest`` fails (an unbound local
+  in rwkv 0.8.32); here `EncodeError`.
+
+Ids without a token (the world vocabulary starts at id 1) are None in `tokens`.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Literal, Sequence
 
 from ..errors import EncodeError
 from ._cache import WordCache
@@ -64,21 +77,30 @@ class RWKV:
     """Greedy longest-match tokenizer over un-escaped byte keys, as llama.cpp's RWKV session.
 
     Args:
-        tokens: the token texts as stored (escaped); a token's id is its index.
+        tokens: the token texts as stored (escaped); a token's id is its index,
+            None where an id has no token.
         unk_id: the id emitted for a byte no key starts with (None: -1, as llama.cpp).
+        missing_byte: ``"unk"`` (llama.cpp) emits `unk_id` for such a byte;
+            ``"error"`` (rwkv's ``TRIE_TOKENIZER``) raises `EncodeError`.
     """
 
-    def __init__(self, tokens: Sequence[str], unk_id: int | None = None) -> None:
+    def __init__(self, tokens: Sequence[str | None], unk_id: int | None = None, *,
+                 missing_byte: Literal["unk", "error"] = "unk") -> None:
+        if missing_byte not in ("unk", "error"):
+            raise ValueError(f"missing_byte must be 'unk' or 'error', not {missing_byte!r}")
         self._pieces = list(tokens)
-        self._ids = {piece: index for index, piece in enumerate(self._pieces)}
+        self._ids = {piece: index for index, piece in enumerate(self._pieces) if piece is not None}
         self._keys: dict[bytes, int] = {}
         prefixes: set[bytes] = set()
         for index, piece in enumerate(self._pieces):
+            if piece is None:
+                continue
             key = unescape(piece)
             self._keys[key] = index
             prefixes.update(key[:k] for k in range(1, len(key) + 1))
         self._prefixes = prefixes
         self._unk_id = -1 if unk_id is None else unk_id
+        self._missing_is_error = missing_byte == "error"
         self._cache = WordCache()
 
     def tokenize(self, piece: str) -> list[int]:
@@ -93,7 +115,8 @@ class RWKV:
         return byte_spans_to_chars(piece, ids, lengths)
 
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
-        return self._pieces[id] if 0 <= id < len(self._pieces) else piece[start:end]
+        found = self.id_to_token(id)
+        return piece[start:end] if found is None else found
 
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)
@@ -102,8 +125,11 @@ class RWKV:
         return self._pieces[id] if 0 <= id < len(self._pieces) else None
 
     def token_bytes(self, id: int) -> bytes:
-        """The bytes token `id` stands for (its text un-escaped)."""
-        return unescape(self._pieces[id])
+        """The bytes token `id` stands for (its text un-escaped); KeyError for an id without a token."""
+        piece = self._pieces[id] if 0 <= id < len(self._pieces) else None
+        if piece is None:
+            raise KeyError(id)
+        return unescape(piece)
 
     def get_vocab(self) -> dict[str, int]:
         return dict(self._ids)
@@ -119,6 +145,9 @@ class RWKV:
         position, size = 0, len(data)
         while position < size:
             if data[position:position + 1] not in prefixes:
+                if self._missing_is_error:
+                    raise EncodeError(f"RWKV: no token starts with byte {data[position:position + 1]!r}"
+                                      f" at byte {position} (rwkv's TRIE_TOKENIZER fails here too)")
                 ids.append(self._unk_id)
                 lengths.append(1)
                 position += 1
