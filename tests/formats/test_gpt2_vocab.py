@@ -176,3 +176,15 @@ def test_missing_merges_file(tmp_path: Path) -> None:
     vocab.write_text(json.dumps(TINY_VOCAB), encoding="utf-8")
     with pytest.raises(FormatError, match="merges.txt"):
         read_gpt2_vocab(vocab)
+
+
+def test_encode_full_tokens_offsets(gpt2_folder: Path, tmp_path: Path) -> None:
+    """encode_full against the reference Encoding: tokens and offsets."""
+    vocab = _bare_files(gpt2_folder, tmp_path)
+    ref = transformers.GPT2TokenizerFast(str(vocab), str(tmp_path / "merges.txt"))
+    tok = read_gpt2_vocab(vocab)
+    for text in fixtures.edge_texts() + [fixtures.bench_slice("code", 4000)]:
+        want = ref(text, return_offsets_mapping=True)
+        got = tok.encode_full(text)
+        assert got.tokens == want.tokens(), text[:40]
+        assert [tuple(o) for o in got.offsets] == [tuple(o) for o in want["offset_mapping"]], text[:40]

@@ -160,3 +160,16 @@ def test_unknown_option_is_an_error() -> None:
     path = fixtures.fixture_path("bert-base-cased-vocab", "vocab.txt")
     with pytest.raises(FormatError, match="no option"):
         read_wordpiece_vocab(path, add_prefix_space=True)
+
+
+def test_encode_full_tokens_offsets_type_ids() -> None:
+    """encode_full against the reference Encoding: tokens, offsets and (pair) type ids."""
+    path = fixtures.fixture_path("bert-chinese-vocab", "vocab.txt")
+    ref = transformers.BertTokenizerFast(str(path))
+    tok = read_wordpiece_vocab(path)
+    for text in fixtures.edge_texts() + [fixtures.bench_slice("multi", 4000)]:
+        want = ref(text, "pair text", return_offsets_mapping=True)
+        got = tok.encode_full(text, pair="pair text")
+        assert got.tokens == want.tokens(), text[:40]
+        assert [tuple(o) for o in got.offsets] == [tuple(o) for o in want["offset_mapping"]], text[:40]
+        assert got.type_ids == want["token_type_ids"], text[:40]

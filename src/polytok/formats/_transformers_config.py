@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..decoders import Decoder
 from ..decoders.fuse import Fuse
@@ -34,7 +34,7 @@ from ..decoders.sequence import Sequence
 from ..errors import FormatError
 from ..special import AddedToken
 
-__all__ = ["Settings", "read_settings", "with_clean_up", "NAMED_TOKENS"]
+__all__ = ["Settings", "read_settings", "with_clean_up", "check_options", "NAMED_TOKENS"]
 
 # PreTrainedTokenizerBase.SPECIAL_TOKENS_ATTRIBUTES, in its order (the order tokens are added)
 NAMED_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
@@ -77,6 +77,22 @@ class Settings:
     def token(self, name: str) -> str | None:
         entry = self.named.get(name)
         return None if entry is None else entry.content
+
+    def special_ids(self, token_to_id: Callable[[str], int | None]) -> dict[str, int]:
+        """``{"unk": id, "cls": id, …}`` for the named tokens that have an id."""
+        out: dict[str, int] = {}
+        for name, entry in self.named.items():
+            found = token_to_id(entry.content)
+            if found is not None:
+                out[name.removesuffix("_token")] = found
+        return out
+
+
+def check_options(reader: str, options: dict[str, Any], known: set[str]) -> None:
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise FormatError(f"the {reader} reader takes no option {', '.join(unknown)} "
+                          f"(it takes {', '.join(sorted(known))})")
 
 
 def _json_object(path: Path) -> dict[str, Any] | None:

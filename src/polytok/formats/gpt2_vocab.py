@@ -52,7 +52,7 @@ from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.byte_level import ByteLevel
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
-from ._transformers_config import Settings, read_settings, with_clean_up
+from ._transformers_config import Settings, check_options, read_settings, with_clean_up
 
 __all__ = ["read_gpt2_vocab", "read_bpe_files"]
 
@@ -143,10 +143,7 @@ def read_gpt2_vocab(path: Path, **options: Any) -> Tokenizer:
             a bad config file, or an unknown option.
     """
     path = Path(path)
-    unknown = sorted(set(options) - _OPTIONS)
-    if unknown:
-        raise FormatError(f"the gpt2_vocab reader takes no option {', '.join(unknown)} "
-                          f"(it takes {', '.join(sorted(_OPTIONS))})")
+    check_options("gpt2_vocab", options, _OPTIONS)
     options = dict(options)
     merges_path = Path(options.pop("merges_file", path.parent / "merges.txt"))
     settings = read_settings(path.parent, options, _DEFAULT_TOKENS)
@@ -163,11 +160,7 @@ def read_gpt2_vocab(path: Path, **options: Any) -> Tokenizer:
                     metadata={"format": "gpt2_vocab", "source": str(path), "merges": str(merges_path),
                               "config_files": settings.files})
     tok.post_processor = _bos_eos_template(tok, settings)
-    for name in settings.named:
-        text = settings.token(name)
-        found = None if text is None else tok.token_to_id(text)
-        if found is not None:
-            tok.special_ids[name.removesuffix("_token")] = found
+    tok.special_ids = settings.special_ids(tok.token_to_id)
     if "eos" in tok.special_ids:
         tok.eog_ids = frozenset({tok.special_ids["eos"]})
     return tok

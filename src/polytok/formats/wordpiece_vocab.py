@@ -47,7 +47,7 @@ from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
-from ._transformers_config import read_settings, with_clean_up
+from ._transformers_config import check_options, read_settings, with_clean_up
 
 __all__ = ["read_wordpiece_vocab", "read_vocab_lines"]
 
@@ -81,10 +81,7 @@ def read_vocab_lines(path: Path) -> dict[str, int]:
 
 
 def _keywords(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - _OPTIONS)
-    if unknown:
-        raise FormatError(f"the wordpiece_vocab reader takes no option {', '.join(unknown)} "
-                          f"(it takes {', '.join(sorted(_OPTIONS))})")
+    check_options("wordpiece_vocab", options, _OPTIONS)
     keywords = dict(options)
     if "lowercase" in keywords:
         lowercase = keywords.pop("lowercase")
@@ -129,11 +126,7 @@ def read_wordpiece_vocab(path: Path, **options: Any) -> Tokenizer:
                     else SpecialTokens.PARSE,
                     metadata={"format": "wordpiece_vocab", "source": str(path), "config_files": settings.files})
     tok.post_processor = _bert_template(tok, settings.token("cls_token"), settings.token("sep_token"))
-    for name in settings.named:
-        text = settings.token(name)
-        found = None if text is None else tok.token_to_id(text)
-        if found is not None:
-            tok.special_ids[name.removesuffix("_token")] = found
+    tok.special_ids = settings.special_ids(tok.token_to_id)
     return tok
 
 
