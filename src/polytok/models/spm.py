@@ -35,6 +35,28 @@ then every ``" "`` replaced by ``"▁"``) is not part of this model: it is the
 normalizers ``Prepend(" ")`` (per fragment, as HF runs normalizers between
 added tokens) followed by ``Replace(" ", "▁")``.
 
+sentencepiece 0.2.3 (``bpe_model.cc``, ``Model::SampleEncode`` with alpha 0, and
+``model_interface.cc``, ``InitializePieces``) runs the same queue with these
+differences, each an option (the sentencepiece reader sets them all):
+
+* `mergeable`: only ``NORMAL``, ``USER_DEFINED`` and ``UNUSED`` pieces may be a
+  merge result or an output (``IsReservedId``); a symbol whose text is another
+  piece (``CONTROL``, ``UNKNOWN``, ``BYTE``) or no piece is *unknown*.
+* `whole_symbols` (user-defined pieces): the text is first cut into the longest
+  such symbol at each position (``PrefixMatcher::PrefixMatch``) or one
+  character; a symbol so cut is frozen and never merged.
+* `unused`: a surviving symbol that is an ``UNUSED`` piece is split back into the
+  two symbols last queued as its pair (``rev_merge``: each queued pair whose
+  result is unused records its halves, the last record wins), recursively (at
+  most 100 deep, then kept as it is); without a record it is unknown.
+* ``unknown="unk"``: an unknown symbol is `unk_id`, and a run of them is one
+  `unk_id` (``SentencePieceProcessor::EncodeOptimized`` merges the run);
+  ``unknown="byte_fallback"``: each UTF-8 byte of an unknown symbol is its
+  ``<0xHH>`` piece. llama.cpp's way is ``unknown="spell"`` (the default).
+* Scores are float32; sentencepiece compares them by their bit patterns, which
+  orders ``-0.0`` below ``0.0`` (the reader passes ``-0.0`` as the tiniest
+  negative double, which keeps that order and no other).
+
 Performance: the queue is a ``heapq`` of ``(-score, left, right, length)``
 tuples over parallel lists (no per-symbol objects); results of short pieces are
 cached.
@@ -43,7 +65,7 @@ cached.
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from typing import Sequence
+from typing import Iterable, Literal, Sequence
 
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
@@ -56,19 +78,43 @@ class SPM(PieceListLookup):
     Args:
         vocab: ``(piece, score)`` pairs; a piece's id is its index. Scores are
             compared as given (GGUF stores them as float32, exact in a Python float).
+        mergeable: per id, whether the piece may be a merge result or an output.
+            llama.cpp: all (None); sentencepiece: normal, user-defined and unused.
+        unused: per id, sentencepiece's ``UNUSED`` pieces (resegmented); None: none.
+        whole_symbols: sentencepiece's user-defined pieces, cut out first and frozen.
+        unknown: ``"spell"`` (llama.cpp), ``"unk"`` or ``"byte_fallback"``
+            (sentencepiece), see the module notes.
+        unk_id: the id ``unknown="unk"`` emits.
 
     Raises:
-        FormatError: `vocab` is empty.
+        FormatError: `vocab` is empty, or `unknown` is ``"unk"`` without `unk_id`.
     """
 
-    def __init__(self, vocab: Sequence[tuple[str, float]]) -> None:
+    def __init__(self, vocab: Sequence[tuple[str, float]], *, mergeable: Sequence[bool] | None = None,
+                 unused: Sequence[bool] | None = None, whole_symbols: Iterable[str] = (),
+                 unknown: Literal["spell", "unk", "byte_fallback"] = "spell", unk_id: int | None = None) -> None:
         if not vocab:
             raise FormatError("the SPM vocabulary is empty", key="tokens")
+        if unknown not in ("spell", "unk", "byte_fallback") or (unknown == "unk" and unk_id is None):
+            raise FormatError(f"unknown must be 'spell', 'unk' (with unk_id) or 'byte_fallback', not {unknown!r}",
+                              key="unknown")
         self._pieces = [piece for piece, _ in vocab]
-        self._ids = {piece: index for index, piece in enumerate(self._pieces)}
-        scores = [float(score) for _, score in vocab]
-        # The score each piece merges with: the one of the id its text looks up.
-        self._merge_score = {piece: scores[index] for piece, index in self._ids.items()}
+        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
+        # The score each piece merges with: the one of the id its text looks up (the last).
+        self._merge_score = dict(zip(self._pieces, map(float, (score for _, score in vocab))))
+        self._outputs = self._ids
+        if mergeable is not None and not all(mergeable):
+            self._outputs = dict(self._ids)
+            for index in [i for i, ok in enumerate(mergeable) if not ok]:
+                piece = self._pieces[index]
+                if self._ids[piece] == index:
+                    del self._merge_score[piece], self._outputs[piece]
+        self._unused = frozenset(p for p, i in self._ids.items() if unused is not None and unused[i]) \
+            if unused is not None and any(unused) else frozenset()
+        self._symbols = frozenset(s for s in whole_symbols if s)
+        self._symbol_starts = frozenset(s[0] for s in self._symbols)
+        self._unknown = unknown
+        self._unk_id = unk_id
         self._byte_ids: list[int | None] = []
         for byte in range(256):
             found = self._ids.get(f"<0x{byte:02X}>")
@@ -83,6 +129,8 @@ class SPM(PieceListLookup):
         return self._cache.ids(piece, self.tokenize_spans)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        if self._unknown != "spell":
+            return self._sentencepiece_spans(piece)
         tokens: list[tuple[int, int, int]] = []
         ids = self._ids
         for start, end in self._merge(piece):
@@ -103,14 +151,75 @@ class SPM(PieceListLookup):
         return self._pieces[id]
 
 
+    # -- sentencepiece's output rules -----------------------------------------
+
+    def _sentencepiece_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        rev: dict[str, tuple[int, int]] | None = {} if self._unused else None
+        frozen = self._cut_symbols(piece) if self._symbols else None
+        tokens: list[tuple[int, int, int]] = []
+        for start, end in self._merge(piece, frozen, rev):
+            self._emit(piece, start, end, rev, tokens, 0)
+        return tokens
+
+    def _cut_symbols(self, piece: str) -> list[int] | None:
+        """Initial symbol lengths (per start position, 0 inside a symbol), negative for a frozen one."""
+        starts = self._symbol_starts
+        if not any(ch in starts for ch in piece):
+            return None
+        symbols = self._symbols
+        longest = max(map(len, symbols))
+        lengths = [0] * len(piece)
+        at = 0
+        while at < len(piece):
+            match = 0
+            if piece[at] in starts:
+                match = max((k for k in range(1, min(longest, len(piece) - at) + 1) if piece[at:at + k] in symbols),
+                            default=0)
+            lengths[at] = -match if match else 1
+            at += match or 1
+        return lengths
+
+    def _emit(self, piece: str, start: int, end: int, rev: dict[str, tuple[int, int]] | None,
+              tokens: list[tuple[int, int, int]], depth: int) -> None:
+        """bpe_model.cc ``resegment``, then the processor's unknown rules."""
+        text = piece[start:end]
+        found = self._outputs.get(text)
+        if found is not None and text in self._unused and depth <= 100:
+            halves = rev.get(text) if rev is not None else None
+            if halves is not None:
+                cut = start + halves[0]
+                self._emit(piece, start, cut, rev, tokens, depth + 1)
+                self._emit(piece, cut, end, rev, tokens, depth + 1)
+                return
+            found = None
+        if found is not None:
+            tokens.append((found, start, end))
+        elif self._unknown == "unk":
+            unk = -1 if self._unk_id is None else self._unk_id
+            if tokens and tokens[-1][0] == unk:
+                tokens[-1] = (unk, tokens[-1][1], end)
+            else:
+                tokens.append((unk, start, end))
+        else:
+            for byte in text.encode("utf-8", "surrogatepass"):
+                byte_id = self._ids.get(f"<0x{byte:02X}>")
+                if byte_id is None:
+                    raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
+                tokens.append((byte_id, start, end))
+
     # -- the merge loop -------------------------------------------------------
 
-    def _merge(self, piece: str) -> list[tuple[int, int]]:
+    def _merge(self, piece: str, frozen: list[int] | None = None,
+               rev: dict[str, tuple[int, int]] | None = None) -> list[tuple[int, int]]:
         """``(start, end)`` character spans of the symbols left when no queued pair applies.
 
         Symbol ``i`` starts at character ``i``; ``length[i]`` is 0 once merged
-        away; ``nxt``/``prev`` link the live symbols (-1 at the ends).
+        away; ``nxt``/``prev`` link the live symbols (-1 at the ends). `frozen`
+        gives other initial lengths (negative: never merged); `rev` collects
+        sentencepiece's ``rev_merge`` for unused results.
         """
+        if frozen is not None or rev is not None:
+            return self._merge_general(piece, frozen, rev)
         size = len(piece)
         length = [1] * size
         nxt = list(range(1, size)) + [-1]
@@ -140,9 +249,52 @@ class SPM(PieceListLookup):
                 score = score_of(piece[left:after + length[after]])
                 if score is not None:
                     heappush(queue, (-score, left, after, joint + length[after]))
-        spans = []
-        index = 0 if size else -1
-        while index >= 0:
-            spans.append((index, index + length[index]))
-            index = nxt[index]
-        return spans
+        return _spans(length, nxt, size)
+
+    def _merge_general(self, piece: str, frozen: list[int] | None,
+                       rev: dict[str, tuple[int, int]] | None) -> list[tuple[int, int]]:
+        """`_merge` with frozen initial symbols and ``rev_merge`` records (sentencepiece options)."""
+        size = len(piece)
+        lengths = frozen if frozen is not None else [1] * size
+        starts = [i for i in range(size) if lengths[i]]
+        fixed = {i for i in starts if lengths[i] < 0}
+        length = [abs(n) for n in lengths]
+        nxt, prev = [-1] * size, [-1] * size
+        for a, b in zip(starts, starts[1:]):
+            nxt[a], prev[b] = b, a
+        score_of, unused = self._merge_score.get, self._unused
+        queue: list[tuple[float, int, int, int]] = []
+
+        def offer(left: int, right: int) -> None:
+            if left < 0 or right < 0 or left in fixed or right in fixed:
+                return
+            end = right + length[right]
+            score = score_of(piece[left:end])
+            if score is not None:
+                heappush(queue, (-score, left, right, end - left))
+                if rev is not None and piece[left:end] in unused:
+                    rev[piece[left:end]] = (right - left, end - right)
+
+        for a, b in zip(starts, starts[1:]):
+            offer(a, b)
+        while queue:
+            _, left, right, joint = heappop(queue)
+            if length[left] == 0 or length[right] == 0 or length[left] + length[right] != joint:
+                continue
+            length[left], length[right] = joint, 0
+            after = nxt[left] = nxt[right]
+            if after >= 0:
+                prev[after] = left
+            offer(prev[left], left)
+            offer(left, after)
+        return _spans(length, nxt, size)
+
+
+def _spans(length: list[int], nxt: list[int], size: int) -> list[tuple[int, int]]:
+    """The live symbols, first to last, as character spans."""
+    spans = []
+    index = 0 if size else -1
+    while index >= 0:
+        spans.append((index, index + length[index]))
+        index = nxt[index]
+    return spans

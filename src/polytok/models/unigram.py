@@ -28,6 +28,19 @@ the differences given as the options `matchable`, `zero_score`, `unk_score`
 and ``unknown_runs="collapse"``; its normalization is `Precompiled` with
 ``match="longest"``.
 
+sentencepiece 0.2.3 (``unigram_model.cc``, ``Model::EncodeOptimized``) runs it
+once over the whole normalized text, in *float32*, which is the option
+``float32=True``: every path sum is rounded to float32 before it is compared,
+and when the best score at a start position leaves [-100000, 100000] every
+best score from there to the farthest end reached so far is shifted by it (in
+float32, so later roundings follow sentencepiece's). Its other rules are
+options too: only normal and user-defined pieces match (`matchable`), a
+user-defined piece scores ``0.1 * (UTF-8 length - 1)`` (the reader passes that
+score), the unknown score is the least *normal* score minus 10 (`unk_score`),
+a run of unknown characters is one `unk_id` (``unknown_runs="collapse"``:
+``SentencePieceProcessor::EncodeOptimized`` merges the run), or with
+`byte_fallback` the ``<0xHH>`` pieces of its bytes.
+
 Scores from ``tokenizer.json``: serde_json as HF builds it (without its
 ``float_roundtrip`` feature) parses decimals with two roundings
 (``significand as f64`` then ``* or / 10^k``), so about a quarter of the
@@ -45,6 +58,7 @@ everything before them, so a cut could change a floating-point tie.
 
 from __future__ import annotations
 
+from array import array
 from math import inf
 from operator import itemgetter
 from typing import Any, Literal, Sequence
@@ -55,6 +69,7 @@ from ._vocab import PieceListLookup
 from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
+_SHIFT_AT = 100000.0  # sentencepiece's kScoreResetThreshold
 _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
 
@@ -79,7 +94,9 @@ class Unigram(PieceListLookup):
             it spells, its bytes (`byte_fallback`) or `unk_id`; ``"collapse"``
             (llama.cpp UGM backtrack): the run is one `unk_id`, never looked up
             or spelt, and with `unk_id` None it is -1 (``LLAMA_TOKEN_NULL``)
-            instead of an error.
+            instead of an error; with `byte_fallback` (sentencepiece) the run is
+            its ``<0xHH>`` byte pieces instead.
+        float32: sentencepiece's float32 Viterbi (module notes); False: float64 (HF, llama.cpp).
 
     Raises:
         FormatError: `unk_id` is not an index of `vocab`.
@@ -88,7 +105,7 @@ class Unigram(PieceListLookup):
     def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int | None = None,
                  byte_fallback: bool = False, *, matchable: Sequence[bool] | None = None,
                  zero_score: Sequence[bool] | None = None, unk_score: float | None = None,
-                 unknown_runs: Literal["fuse", "collapse"] = "fuse") -> None:
+                 unknown_runs: Literal["fuse", "collapse"] = "fuse", float32: bool = False) -> None:
         if unk_id is not None:
             if not vocab:
                 raise FormatError("The vocabulary is empty but at least <unk> is needed", key="vocab")
@@ -105,6 +122,7 @@ class Unigram(PieceListLookup):
             self._unk_score = unk_score
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._collapse = unknown_runs == "collapse"
+        self._float32 = float32
         self._match_ids = self._ids
         if matchable is not None:
             self._match_ids = {piece: i for i, piece in enumerate(self._pieces) if matchable[i]}
@@ -154,7 +172,7 @@ class Unigram(PieceListLookup):
         """``(id, start, end)`` of the best segmentation, unknown runs fused (``Model::tokenize``)."""
         if not word:
             return []
-        start_of, id_of = self._best_path(word)
+        start_of, id_of = self._best_path_float32(word) if self._float32 else self._best_path(word)
         nodes = []
         end = len(word)
         while end > 0:
@@ -163,7 +181,8 @@ class Unigram(PieceListLookup):
         nodes.reverse()
         unk_id = self._unk_id
         if self._collapse:
-            return _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
+            collapsed = _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
+            return self._spell_unknown(word, collapsed) if self._byte_ids is not None else collapsed
         if unk_id is None or all(token != unk_id for token, _, _ in nodes):
             return nodes
         tokens: list[tuple[int, int, int]] = []
@@ -178,6 +197,63 @@ class Unigram(PieceListLookup):
                 tokens += self._unknown(word, run_start, end)
                 run_start = -1
         return tokens
+
+    def _spell_unknown(self, word: str, tokens: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Collapsed unknown runs as their byte pieces (sentencepiece byte fallback)."""
+        unk = -1 if self._unk_id is None else self._unk_id
+        if all(token != unk for token, _, _ in tokens):
+            return tokens
+        out: list[tuple[int, int, int]] = []
+        byte_ids = self._byte_ids
+        assert byte_ids is not None
+        for token, start, end in tokens:
+            if token != unk:
+                out.append((token, start, end))
+                continue
+            for byte in word[start:end].encode("utf-8", "surrogatepass"):
+                byte_id = byte_ids[byte]
+                if byte_id is None:
+                    raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
+                out.append((byte_id, start, end))
+        return out
+
+    def _best_path_float32(self, word: str) -> tuple[list[int], list[int]]:
+        """`_best_path` with sentencepiece's float32 sums and score shift (module notes)."""
+        size = len(word)
+        get, scores, reach = self._match_ids.get, self._path_scores, self._reach
+        unk_id = -1 if self._unk_id is None else self._unk_id
+        best = array("f", bytes(4 * (size + 1)))
+        start_of = [-1] * (size + 1)
+        id_of = [0] * (size + 1)
+        rounded = array("f", b"\0\0\0\0")
+        frontier = 0
+        for start in range(size):
+            here = best[start]
+            if not -_SHIFT_AT <= here <= _SHIFT_AT:
+                for i in range(start, frontier + 1):
+                    if i == start or start_of[i] != -1:
+                        best[i] = best[i] - here
+                here = 0.0
+            found = get(word[start])
+            ends = [] if found is None else [(start + 1, found)]
+            for end in range(start + 2, min(start + reach.get(word[start:start + 2], 0), size) + 1):
+                hit = get(word[start:end])
+                if hit is not None:
+                    ends.append((end, hit))
+            for end, hit in ends:
+                rounded[0] = here + scores[hit]
+                offer = rounded[0]
+                if start_of[end] < 0 or offer > best[end]:
+                    best[end], start_of[end], id_of[end] = offer, start, hit
+            if ends:
+                frontier = max(frontier, ends[-1][0])
+            if found is None:
+                frontier = max(frontier, start + 1)
+                rounded[0] = here + self._unk_score
+                offer = rounded[0]
+                if start_of[start + 1] < 0 or offer > best[start + 1]:
+                    best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
+        return start_of, id_of
 
     def _unknown(self, word: str, start: int, end: int) -> list[tuple[int, int, int]]:
         """A fused run of unknown nodes: the piece it spells, its bytes, or ``unk_id``."""

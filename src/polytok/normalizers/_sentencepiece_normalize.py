@@ -37,6 +37,27 @@ Viterbi then steps over such bytes by UTF-8 lead-byte length, while the model
 here sees one character per escaped byte; both usually end in one collapsed
 unknown (``Ａｂ`` matched llama.cpp in tests/models/test_unigram_llama_cpp.py),
 but other vocabularies may split differently.
+
+sentencepiece itself (0.2.3, ``normalizer.cc``: ``Normalizer::Normalize``,
+``NormalizePrefix``, ``PrefixMatcher::PrefixMatch``) differs from llama.cpp in
+two rules, chosen by options of `Precompiled`:
+
+* ``passthrough_walk=False``: only a *whole* user-defined symbol passes through
+  (the longest one that prefixes the rest); a mere prefix of one is mapped.
+* ``whitespace="sentencepiece"`` (`sentencepiece_spaces`), per consumed prefix
+  ("chunk"): with remove_extra_whitespaces, leading chunks whose output is
+  exactly ``" "`` are dropped (all of them: the result is empty), and a chunk
+  that follows one ending in a space loses its leading spaces; every remaining
+  ``" "`` becomes `space`; add_dummy_prefix puts one `space` at the very start
+  (so an all-space text without remove_extra_whitespaces gets one more, and no
+  prefix is added without the flag); remove_extra_whitespaces then strips every
+  trailing `space` (a literal ``"▁"`` of the text included); with
+  treat_whitespace_as_suffix the `space` goes at the end instead.
+
+`LongestMatch.fast_chunks` is the whole-symbol walk with one shortcut: a run of
+characters none of which can start a charsmap key or a user-defined symbol
+(decided once per character and cached) is one identity chunk; a space is always
+a chunk of its own, so the space rules see what sentencepiece sees.
 """
 
 from __future__ import annotations
@@ -83,13 +104,19 @@ def longest_match(charsmap: Charsmap, data: bytes, start: int) -> tuple[int, int
 class LongestMatch:
     """The prefix-by-prefix charsmap walk with pass-through (steps 1-3 of the module notes)."""
 
-    def __init__(self, charsmap: Charsmap | None, passthrough: Iterable[str]) -> None:
+    def __init__(self, charsmap: Charsmap | None, passthrough: Iterable[str], walk: bool = True) -> None:
         self._charsmap = charsmap
         prefixes: set[bytes] = set()
+        symbols: set[bytes] = set()
         for token in passthrough:
             raw = token.encode("utf-8", "surrogateescape")
-            prefixes.update(raw[:k] for k in range(1, len(raw) + 1))
+            if raw:
+                symbols.add(raw)
+                prefixes.update(raw[:k] for k in range(1, len(raw) + 1))
         self._prefixes = prefixes
+        self._symbols = symbols if not walk else None
+        self._symbol_starts = {s.decode("utf-8", "surrogateescape")[0] for s in symbols}
+        self._plain: dict[str, bool] = {}
 
     def chunks(self, text: str) -> list[tuple[str, str]]:
         """``(old, new)`` for each consumed prefix, in order."""
@@ -104,10 +131,14 @@ class LongestMatch:
         return out
 
     def _step(self, data: bytes, at: int) -> tuple[int, bytes]:
-        walked = 0
-        prefixes = self._prefixes
+        walked = whole = 0
+        prefixes, symbols = self._prefixes, self._symbols
         while at + walked < len(data) and data[at:at + walked + 1] in prefixes:
             walked += 1
+            if symbols is not None and data[at:at + walked] in symbols:
+                whole = walked
+        if symbols is not None:
+            walked = whole  # sentencepiece: the longest whole symbol, not the walk
         if walked:
             return walked, data[at:at + walked]
         if self._charsmap is not None:
@@ -122,6 +153,117 @@ class LongestMatch:
             except UnicodeDecodeError:
                 return 1, "\ufffd".encode()
         return length, data[at:at + length]
+
+
+    def _is_plain(self, ch: str) -> bool:
+        """Whether `ch` maps to itself whatever follows it (no key or symbol can start with it)."""
+        known = self._plain.get(ch)
+        if known is None:
+            known = ch not in self._symbol_starts and ch != " "
+            if known and self._charsmap is not None:
+                try:
+                    raw = ch.encode("utf-8")
+                except UnicodeEncodeError:
+                    raw = b""
+                known = bool(raw) and _walk_fails(self._charsmap, raw)
+            self._plain[ch] = known
+        return known
+
+    def fast_chunks(self, text: str) -> list[tuple[str, str]]:
+        """`chunks`, with each run of plain characters (`_is_plain`) as one identity chunk."""
+        out: list[tuple[str, str]] = []
+        plain = self._plain
+        at, size = 0, len(text)
+        while at < size:
+            end = at
+            while end < size and (plain.get(text[end]) or (text[end] not in plain and self._is_plain(text[end]))):
+                end += 1
+            if end > at:
+                out.append((text[at:end], text[at:end]))
+                at = end
+            elif text[at] == " " and self._space_plain():
+                out.append((" ", " "))
+                at += 1
+            else:
+                at = self._slow_chunk(text, at, out)
+        return out
+
+    def _space_plain(self) -> bool:
+        known = self._plain.get("")  # "" caches the answer for " " (which `_is_plain` never calls plain)
+        if known is None:
+            known = " " not in self._symbol_starts and (self._charsmap is None
+                                                         or _walk_fails(self._charsmap, b" "))
+            self._plain[""] = known
+        return known
+
+    def _slow_chunk(self, text: str, at: int, out: list[tuple[str, str]]) -> int:
+        """One `_step` at character `at`; returns the next character position."""
+        window = 32
+        while True:
+            part = text[at:at + window]
+            data = part.encode("utf-8", "surrogateescape")
+            length, new = self._step(data, 0)
+            if length < len(data) or at + window >= len(text):
+                break
+            window *= 4  # the match reached the end of the window: it may go on
+        old = data[:length].decode("utf-8", "surrogateescape")
+        out.append((old, new.decode("utf-8", "surrogateescape")))
+        return at + len(old)
+
+
+def _walk_fails(charsmap: Charsmap, raw: bytes) -> bool:
+    """True when the charsmap trie has no key along `raw` (the walk leaves the trie inside it)."""
+    unit, offset = charsmap._unit, charsmap._offset
+    pos = offset(unit(0))
+    for byte in raw:
+        pos ^= byte
+        node = unit(pos)
+        if node & 0x800000FF != byte:
+            return True
+        pos ^= offset(node)
+        if (node >> 8) & 1:
+            return False
+    return False
+
+
+def sentencepiece_spaces(chunks: list[tuple[str, str]], space: str, prefix: bool, suffix: bool,
+                         remove_extra: bool) -> list[tuple[str, str]]:
+    """sentencepiece's space rules (module notes) as ``(old, new)`` chunks; ``[]`` when all is dropped.
+
+    `prefix`: add_dummy_prefix without treat_whitespace_as_suffix; `suffix`: with it.
+    """
+    start = 0
+    if remove_extra:
+        while start < len(chunks) and chunks[start][1] == " ":
+            start += 1
+        if start == len(chunks):
+            return []
+    out: list[tuple[str, str]] = [(old, "") for old, _ in chunks[:start]]
+    if prefix:
+        out.append(("", space))
+    after_space = remove_extra
+    for old, new in chunks[start:]:
+        if after_space:
+            new = new.lstrip(" ")
+        if new:
+            after_space = remove_extra and new.endswith(" ")
+            if " " in new:
+                new = new.replace(" ", space)
+        out.append((old, new))
+    if remove_extra:
+        _strip_trailing(out, space)
+    if suffix:
+        out.append(("", space))
+    return out
+
+
+def _strip_trailing(out: list[tuple[str, str]], space: str) -> None:
+    for index in range(len(out) - 1, -1, -1):
+        old, new = out[index]
+        kept = new.rstrip(space)
+        out[index] = (old, kept)
+        if kept:
+            return
 
 
 def whole_characters(chunks: list[tuple[str, str]]) -> list[tuple[str, str]]:

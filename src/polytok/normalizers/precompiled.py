@@ -50,7 +50,8 @@ import regex
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError
 from ..normalized import NormalizedString
-from ._sentencepiece_normalize import LongestMatch, rewrite_spaces, space_changes, whole_characters
+from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_spaces, space_changes,
+                                       whole_characters)
 
 _GRAPHEME = regex.compile(r"\X")
 # Characters that may join a neighbour into one grapheme cluster (UAX #29):
@@ -214,13 +215,22 @@ class Precompiled:
             `_sentencepiece_normalize`. The options below apply to ``"longest"`` only.
         passthrough: llama.cpp's ``user_defined`` token texts (kept unmapped).
         add_space_prefix, remove_extra_whitespaces, escape_whitespaces,
-        treat_whitespace_as_suffix: llama.cpp's vocabulary flags (reference/llama_vocab.md §4).
+        treat_whitespace_as_suffix: llama.cpp's vocabulary flags (reference/llama_vocab.md §4),
+            sentencepiece's ``normalizer_spec`` / ``trainer_spec`` fields (add_dummy_prefix is
+            `add_space_prefix`).
+        passthrough_walk: True (llama.cpp): any prefix of a `passthrough` text along the
+            trie walk is kept; False (sentencepiece ``PrefixMatcher``): only the longest
+            whole text is.
+        whitespace: ``"llama.cpp"`` (default) or ``"sentencepiece"``: whose space rules
+            apply (`_sentencepiece_normalize` module notes).
     """
 
     def __init__(self, charsmap: bytes, *, key: str = "precompiled_charsmap",
                  match: Literal["grapheme", "longest"] = "grapheme", passthrough: Iterable[str] = (),
                  add_space_prefix: bool = False, remove_extra_whitespaces: bool = False,
-                 escape_whitespaces: bool = True, treat_whitespace_as_suffix: bool = False) -> None:
+                 escape_whitespaces: bool = True, treat_whitespace_as_suffix: bool = False,
+                 passthrough_walk: bool = True,
+                 whitespace: Literal["llama.cpp", "sentencepiece"] = "llama.cpp") -> None:
         if match not in ("grapheme", "longest"):
             raise FormatError(f"match must be 'grapheme' or 'longest', not {match!r}", key="match")
         try:
@@ -228,8 +238,12 @@ class Precompiled:
         except ValueError as exc:
             raise FormatError(f"cannot parse precompiled_charsmap: {exc}", key=key) from None
         self._longest = None
+        if whitespace not in ("llama.cpp", "sentencepiece"):
+            raise FormatError(f"whitespace must be 'llama.cpp' or 'sentencepiece', not {whitespace!r}",
+                              key="whitespace")
+        self._sentencepiece = whitespace == "sentencepiece"
         if match == "longest":
-            self._longest = LongestMatch(self.charsmap, passthrough)
+            self._longest = LongestMatch(self.charsmap, passthrough, walk=passthrough_walk)
             self._spaces = ("\u2581" if escape_whitespaces else " ",
                             add_space_prefix and not treat_whitespace_as_suffix,
                             add_space_prefix and treat_whitespace_as_suffix, remove_extra_whitespaces)
@@ -256,6 +270,8 @@ class Precompiled:
 
     def normalize(self, text: str) -> str:
         if self._longest is not None:
+            if self._sentencepiece:
+                return "".join(new for _, new in self._sentencepiece_chunks(text))
             mapped = "".join(new for _, new in self._longest.chunks(text))
             return rewrite_spaces(mapped, *self._spaces)
         table, cluster_text, clusters = self._chars, self._texts.__getitem__, _GRAPHEME.findall
@@ -268,11 +284,26 @@ class Precompiled:
         parts.append(text[prev:].translate(table))
         return "".join(parts)
 
+    def _sentencepiece_chunks(self, text: str) -> list[tuple[str, str]]:
+        """sentencepiece's ``Normalizer::Normalize`` as ``(old, new)`` chunks."""
+        assert self._longest is not None
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise EncodeError(f"sentencepiece takes UTF-8 text; character {exc.start} is a lone surrogate"
+                              f" ({text[exc.start]!r})") from None
+        space, prefix, suffix, remove_extra = self._spaces
+        return sentencepiece_spaces(self._longest.fast_chunks(text), space, prefix, suffix, remove_extra)
+
     def normalize_aligned(self, ns: NormalizedString) -> None:
         changes: list[tuple[str, int]] = []
         if self._longest is not None:
             leading = 0
-            for source, target in space_changes(whole_characters(self._longest.chunks(ns.text)), *self._spaces):
+            if self._sentencepiece:
+                planned = self._sentencepiece_chunks(ns.text)
+            else:
+                planned = space_changes(whole_characters(self._longest.chunks(ns.text)), *self._spaces)
+            for source, target in planned:
                 if not changes and not target:
                     leading += len(source)  # deleted before any kept character
                 else:

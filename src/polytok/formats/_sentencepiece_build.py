@@ -1,0 +1,222 @@
+"""The components of a parsed SentencePiece ``ModelProto``: checks, model, normalizer, detokenizer.
+
+Part of the sentencepiece reader (see `polytok.formats.sentencepiece` for the rules
+and their sources). The load checks follow sentencepiece 0.2.3
+``model_interface.cc`` (``InitializePieces``), ``unigram_model.cc``
+(``Model::Model``), ``normalizer.cc`` (``DecodePrecompiledCharsMap``) and
+``sentencepiece_processor.cc`` (``Load``: a ``"\\0"`` piece becomes UNUSED under
+byte_fallback; the special ids ``unk_id()``, ``bos_id()``, ... are the ids of
+``unk_piece``, ``bos_piece``, ... when those pieces have the right type).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import TYPE_CHECKING, Any
+
+import regex
+
+from ..errors import FormatError
+from ..special import AddedToken, SpecialTokens
+from ..tokenizer import Tokenizer
+from .sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, as_float32
+
+if TYPE_CHECKING:
+    from ..normalizers.precompiled import Precompiled
+
+_SPACE = "\u2581"
+_RESERVED = (CONTROL, UNKNOWN, BYTE)
+_BYTE_PIECES = {f"<0x{b:02X}>": b for b in range(256)}
+_FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+_SPECIAL_PIECES = {"unk": ("unk_piece", "<unk>", UNKNOWN), "bos": ("bos_piece", "<s>", CONTROL),
+                   "eos": ("eos_piece", "</s>", CONTROL), "pad": ("pad_piece", "<pad>", CONTROL)}
+
+
+def build_tokenizer(proto: ModelProto) -> Tokenizer:
+    """The `Tokenizer` of a parsed model (module notes of `polytok.formats.sentencepiece`)."""
+    if proto.trainer("byte_fallback", False):
+        proto.types = [UNUSED if p == "\0" else t for p, t in zip(proto.pieces, proto.types)]
+    unk_id = _check_pieces(proto)
+    model, pre_tokenizer = _model(proto, unk_id)
+    ids = _special_ids(proto, unk_id)
+    controls = [AddedToken(p, special=True, normalized=False) for p, t in zip(proto.pieces, proto.types)
+                if t == CONTROL]
+    return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", True),
+                     pre_tokenizer=pre_tokenizer, added_tokens=controls, detokenizer=_detokenizer(proto),
+                     default_special=SpecialTokens.AS_TEXT, special_ids=ids,
+                     eog_ids={ids["eos"]} if "eos" in ids else set(),
+                     metadata={"format": "sentencepiece", "source": proto.file, "model_type": proto.model_type,
+                               "normalizer": proto.normalizer("name"), "trainer_spec": dict(proto.trainer_spec)})
+
+
+def _fail(proto: ModelProto, reason: str, key: str) -> FormatError:
+    return FormatError(f"{reason} (sentencepiece refuses to load it)", file=proto.file, key=key)
+
+
+def _check_pieces(proto: ModelProto) -> int | None:
+    """sentencepiece's load checks; returns the model's unknown id (None when there is none)."""
+    pieces, types = proto.pieces, proto.types
+    if not all(pieces):
+        raise _fail(proto, "piece must not be empty", f"pieces[{pieces.index('')}]")
+    if max(map(len, pieces), default=0) >= 2000:
+        long = next(i for i, p in enumerate(pieces) if len(p.encode("utf-8")) >= 8000)
+        raise _fail(proto, "piece is too long", f"pieces[{long}]")
+    if "\0" in "".join(pieces):
+        nul = next((i for i, (p, t) in enumerate(zip(pieces, types)) if "\0" in p and (p != "\0" or t != UNUSED)),
+                   None)
+        if nul is not None:
+            raise _fail(proto, "piece must not include a NUL character", f"pieces[{nul}]")
+    if len(set(pieces)) != len(pieces):
+        _check_duplicates(proto)
+    special = [i for i, t in enumerate(types) if t in (UNKNOWN, BYTE)]
+    unknown = [i for i in special if types[i] == UNKNOWN]
+    if len(unknown) > 1:
+        raise _fail(proto, f"unk is already defined (pieces[{unknown[0]}])", f"pieces[{unknown[1]}]")
+    byte_fallback = proto.trainer("byte_fallback", False)
+    bytes_found: set[int] = set()
+    for index in special:
+        piece = pieces[index]
+        if types[index] != BYTE:
+            continue
+        if not byte_fallback:
+            raise _fail(proto, f"byte piece {piece!r} is found although byte_fallback is false", f"pieces[{index}]")
+        if piece not in _BYTE_PIECES:
+            raise _fail(proto, f"byte piece {piece!r} is invalid", f"pieces[{index}]")
+        bytes_found.add(_BYTE_PIECES[piece])
+    if not unknown and not byte_fallback:
+        raise _fail(proto, "unk is not defined", "pieces")
+    if byte_fallback and len(bytes_found) != 256:
+        raise _fail(proto, f"there are {len(bytes_found)} byte pieces, not 256, although byte_fallback is true",
+                    "pieces")
+    return unknown[0] if unknown else None
+
+
+def _check_duplicates(proto: ModelProto) -> None:
+    """A piece defined twice (BPE: anywhere; others: twice among the reserved or twice among the rest)."""
+    reserved_map = proto.model_type != "bpe"
+    seen: dict[tuple[bool, str], int] = {}
+    for index, (piece, kind) in enumerate(zip(proto.pieces, proto.types)):
+        if piece == "\0" and kind == UNUSED:
+            continue
+        group = (reserved_map and kind in _RESERVED, piece)
+        if group in seen:
+            raise _fail(proto, f"{piece!r} is already defined (pieces[{seen[group]}])", f"pieces[{index}]")
+        seen[group] = index
+
+
+def _has_internal_space(proto: ModelProto) -> bool:
+    """sentencepiece's ``has_internal_space_symbol``: a usable piece with a "▁" after its leading one."""
+    usable = "\0".join(p for p, t in zip(proto.pieces, proto.types) if t not in _RESERVED)
+    return regex.search("[^\0]\u2581", usable) is not None
+
+
+def _model(proto: ModelProto, unk_id: int | None) -> tuple[Any, Any]:
+    pieces, types = proto.pieces, proto.types
+    byte_fallback = bool(proto.trainer("byte_fallback", False))
+    user_defined = [p for p, t in zip(pieces, types) if t == USER_DEFINED]
+    kind = proto.model_type
+    if kind == "bpe":
+        return _bpe(proto, unk_id, byte_fallback, user_defined)
+    if kind == "unigram":
+        return _unigram(proto, unk_id, byte_fallback), None
+    from ..models.piece_lookup import PieceLookup
+
+    usable = [t in (NORMAL, USER_DEFINED) for t in types]
+    return PieceLookup(pieces, usable, split="word" if kind == "word" else "char", unk_id=unk_id,
+                       byte_fallback=byte_fallback, whole_symbols=user_defined if kind == "char" else ()), None
+
+
+def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str]) -> tuple[Any, Any]:
+    from ..models.spm import SPM
+    from ..pre_tokenizers.metaspace import Metaspace
+
+    types = proto.types
+    # sentencepiece orders -0.0 below 0.0 (bit-pattern compare): the tiniest negative double keeps that order
+    scores = [-5e-324 if s == 0.0 and math.copysign(1.0, s) < 0 else s for s in proto.scores]
+    model = SPM(list(zip(proto.pieces, scores)), mergeable=[t in (NORMAL, USER_DEFINED, UNUSED) for t in types],
+                unused=[t == UNUSED for t in types], whole_symbols=user_defined,
+                unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
+    space_id = model.token_to_id(_SPACE)
+    cut = (proto.normalizer("escape_whitespaces") and not proto.trainer("treat_whitespace_as_suffix", False)
+           and space_id is not None and types[space_id] in (NORMAL, USER_DEFINED)
+           and UNUSED not in types and not _has_internal_space(proto))
+    return model, Metaspace(_SPACE, prepend_scheme="never", split=True) if cut else None
+
+
+def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool) -> Any:
+    from ..models.unigram import Unigram
+
+    scores = list(proto.scores)
+    normal = []
+    for index, (piece, kind, score) in enumerate(zip(proto.pieces, proto.types, scores)):
+        if math.isnan(score) or math.isinf(score):
+            raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
+        if kind == USER_DEFINED:
+            scores[index] = as_float32(0.1 * (len(piece.encode("utf-8")) - 1))
+        elif kind == NORMAL:
+            normal.append(score)
+    unk_score = as_float32((min(normal) if normal else _FLT_MAX) - 10.0)
+    return Unigram(list(zip(proto.pieces, scores)), unk_id, byte_fallback,
+                   matchable=[t in (NORMAL, USER_DEFINED) for t in proto.types], unk_score=unk_score,
+                   unknown_runs="collapse", float32=True)
+
+
+def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, with_pieces: bool) -> "Precompiled":
+    from ..normalizers.precompiled import Precompiled
+
+    blob = spec.get("precompiled_charsmap", b"")
+    if blob:
+        _check_charsmap(proto, blob, f"{key}.precompiled_charsmap")
+
+    def flag(name: str) -> bool:
+        return bool(spec.get(name, True))  # proto2 defaults: all three true
+
+    passthrough = [p for p, t in zip(proto.pieces, proto.types) if t == USER_DEFINED] if with_pieces else []
+    suffix = bool(proto.trainer("treat_whitespace_as_suffix", False)) if with_pieces else False
+    return Precompiled(blob, key=key, match="longest", passthrough=passthrough, passthrough_walk=False,
+                       whitespace="sentencepiece", add_space_prefix=flag("add_dummy_prefix"),
+                       remove_extra_whitespaces=flag("remove_extra_whitespaces"),
+                       escape_whitespaces=flag("escape_whitespaces"), treat_whitespace_as_suffix=suffix)
+
+
+def _check_charsmap(proto: ModelProto, blob: bytes, key: str) -> None:
+    """``DecodePrecompiledCharsMap``'s checks."""
+    if len(blob) <= 4:
+        raise _fail(proto, "the blob for normalization rules is broken", key)
+    (trie_size,) = struct.unpack_from("<I", blob)
+    if trie_size >= len(blob) - 4:
+        raise _fail(proto, f"trie data size {trie_size} exceeds the blob size {len(blob)}", key)
+    if trie_size < 1024 or trie_size & 0x3FF:
+        raise _fail(proto, f"trie data size {trie_size} is not a positive multiple of 1024", key)
+    if blob[-1:] != b"\0":
+        raise _fail(proto, "the normalized block must be NUL-terminated", key)
+
+
+def _detokenizer(proto: ModelProto) -> Any:
+    from ..decoders.sentencepiece_detokenizer import SentencePieceDetokenizer
+
+    denormalizer = None
+    spec = proto.denormalizer_spec
+    if spec is not None and spec.get("precompiled_charsmap"):
+        denormalizer = _normalizer(proto, spec, "denormalizer_spec", False)
+    remove_extra = bool(proto.normalizer("remove_extra_whitespaces"))
+    return SentencePieceDetokenizer(proto.pieces, proto.types, unk_surface=proto.trainer("unk_surface", " \u2047 "),
+                                    strip_first_space=bool(proto.normalizer("add_dummy_prefix")) or remove_extra,
+                                    remove_extra_whitespaces=remove_extra, denormalizer=denormalizer)
+
+
+def _special_ids(proto: ModelProto, unk_id: int | None) -> dict[str, int]:
+    """``unk_id()``, ``bos_id()``, ``eos_id()``, ``pad_id()`` as sentencepiece computes them (absent: -1)."""
+    reserved_first = proto.model_type != "bpe"
+    pieces, types = proto.pieces, proto.types
+    ids: dict[str, int] = {}
+    for name, (field, default, wanted) in _SPECIAL_PIECES.items():
+        text = proto.trainer(field, "") or default
+        found = [i for i, p in enumerate(pieces) if p == text]
+        if reserved_first:
+            found.sort(key=lambda i: types[i] not in _RESERVED)  # PieceToId: the reserved map first
+        at = found[0] if found else unk_id
+        if at is not None and types[at] == wanted:
+            ids[name] = at
+    return ids
