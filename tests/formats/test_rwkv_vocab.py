@@ -176,3 +176,10 @@ def test_crlf_and_cr_lines_as_universal_newlines(tmp_path: Path) -> None:
     tok = read_rwkv_vocab(path)
     for text in ("abab", "a\r\nb", "ba"):
         assert tok.encode(text) == ref.encode(text)
+
+
+def test_load_reads_a_folder_holding_the_file(tmp_path: Path, world: tuple[polytok.Tokenizer, object]) -> None:
+    (tmp_path / WORLD[1]).write_bytes(fixtures.fixture_path(*WORLD).read_bytes())
+    tok = polytok.load(tmp_path)
+    assert tok.metadata["format"] == "rwkv_vocab"
+    assert tok.encode("Hi there") == world[1].encode("Hi there")  # type: ignore[attr-defined]

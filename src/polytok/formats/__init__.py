@@ -62,8 +62,11 @@ def sniff(path: str | Path) -> str:
         for name in _FOLDER_FILES:
             if (p / name).exists():
                 return sniff(p / name)
+        rwkv = sorted(p.glob("rwkv_vocab*.txt"))
+        if rwkv:
+            return sniff(rwkv[0])
         raise FormatError("no tokenizer file found in this folder (looked for "
-                          + ", ".join(_FOLDER_FILES) + ")", file=str(p))
+                          + ", ".join(_FOLDER_FILES) + ", rwkv_vocab*.txt)", file=str(p))
     if not p.exists():
         raise FormatError("no such file or folder", file=str(p))
     name = p.name.lower()
