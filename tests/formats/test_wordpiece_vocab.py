@@ -98,6 +98,15 @@ CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]]
             "28997": {"content": "<Sp>", "special": True, "normalized": True},
             "28998": {"content": "<Raw>", "special": False, "normalized": False},
         }}, None, {}),
+    "typed-added-token": ({"do_lower_case": True,
+                           "mask_token": {"__type": "AddedToken", "content": "[MASK]", "lstrip": True,
+                                          "normalized": False, "rstrip": False, "single_word": False},
+                           "additional_special_tokens": ["<Extra>"]}, None, {}),
+    "decoder-without-named": ({"added_tokens_decoder": {
+        "0": {"content": "[PAD]", "special": True}, "100": {"content": "[UNK]", "special": True},
+        "28996": {"content": "<Mark>", "special": False}}}, None, {"unk_token": "[PAD]"}),
+    "decoder-hides-special-map": ({"added_tokens_decoder": {"100": {"content": "[UNK]", "special": True}}},
+                                  {"additional_special_tokens": ["<Extra2>"], "mask_token": "[UNK]"}, {}),
     "legacy-special-map": ({"do_lower_case": False},
                            {"mask_token": {"content": "[MASK]", "lstrip": True, "normalized": False,
                                            "rstrip": False, "single_word": False},
@@ -117,7 +126,7 @@ def test_folder_config_as_from_pretrained(tmp_path: Path, case: str) -> None:
                                                                  **options)
     tok = read_wordpiece_vocab(tmp_path / "vocab.txt", **options)
     assert tok.get_vocab() == ref.get_vocab()
-    texts = fixtures.edge_texts()[:80] + ["Hello [MASK] world , it 's <NEW>  x <SP> <Sp> <extra> Ça [CLS]! <Raw><raw>",
+    texts = fixtures.edge_texts()[:80] + ["Hello [MASK] world , it 's <NEW>  x <SP> <Sp> <extra> Ça [CLS]! <Raw><raw> <EXTRA> <Extra> <Mark><mark>",
                                           "don 't do not . ?"]
     if ref.split_special_tokens:
         ref = transformers.BertTokenizerFast.from_pretrained(str(tmp_path), split_special_tokens=False,
