@@ -131,3 +131,12 @@ def test_vocabulary_and_special_ids(name):
     for s in _specials(ref)[:40]:
         assert tok.token_to_id(s) == ref.get_special_token(s)
     assert tok.eog_ids == {ref.eos_id}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_decode_stream_adds_up_to_tekkenizer_decode(name):
+    tok, ref, _ = _pair(name)
+    for text in [bench_slice("bench_multi", 600), "Héllo 世界 🙂 [INST] done"]:
+        ids = _with_specials(ref.encode(text, bos=False, eos=False), ref)
+        stream = tok.decode_stream()
+        assert "".join(map(stream.step, ids)) + stream.flush() == ref.decode(ids, SpecialTokenPolicy.KEEP)

@@ -96,3 +96,14 @@ def test_a_missing_file_and_a_bad_pattern(tmp_path):
         polytok.load(tmp_path / "missing.tiktoken")
     with pytest.raises(polytok.FormatError, match="invalid regular expression"):
         polytok.load(_ranks_file(tmp_path), pattern=r"(\p{L}")
+
+
+def test_bad_special_tokens_and_sparse_ranks(tmp_path):
+    path = _ranks_file(tmp_path)
+    with pytest.raises(polytok.FormatError, match="non-negative id"):
+        read_tiktoken(path, pattern=PATTERN, special_tokens={"<x>": -1})
+    with pytest.raises(polytok.FormatError, match="sparse"):
+        read_tiktoken(path, pattern=PATTERN, special_tokens={"<x>": 2**31})
+    path.write_bytes(path.read_bytes() + b"eno= 3000000000\n")
+    with pytest.raises(polytok.FormatError, match="sparse"):
+        read_tiktoken(path, pattern=PATTERN)

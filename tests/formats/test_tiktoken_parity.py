@@ -144,3 +144,12 @@ def test_encode_full_ids_equal_encode(name, filename):
     for text in edge_texts()[::7] + [bench_slice("bench_multi", 1500)]:
         for mode in ("text", "parse"):
             assert tok.encode_full(text, special=mode).ids == tok.encode(text, special=mode)
+
+
+@pytest.mark.parametrize("name,filename", FILES, ids=IDS)
+def test_decode_stream_adds_up_to_tiktoken_decode(name, filename):
+    tok, ref, _ = _pair(name, filename)
+    for text in [bench_slice("bench_multi", 600), "Héllo 世界 🙂 <|endoftext|> done", edge_texts()[42]]:
+        ids = ref.encode(text, allowed_special="all")
+        stream = tok.decode_stream()
+        assert "".join(map(stream.step, ids)) + stream.flush() == ref.decode(ids)

@@ -35,7 +35,8 @@ common refuses versions it does not list; v7 still decides the special-token
 default), and a special token's ``rank`` must equal its place in the list
 (mistral-common numbers them by ``rank`` but writes them by place when decoding).
 
-Load time: see `formats.tiktoken` (`LOAD_TIMES`): most of it is ``json.loads``.
+Load time: see the table in `formats.tiktoken` (about 0.35-0.5 s, of which
+``json.loads`` of the 15-19 MB file is 0.13-0.2 s; ``Tekkenizer.from_file`` 1.1-1.2 s).
 """
 
 from __future__ import annotations

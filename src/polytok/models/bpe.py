@@ -62,7 +62,7 @@ Performance:
   100 bytes, the heap above) give the same result, and so do `merge_scan` and
   `merge_heap` here: a merged symbol only grows, so a stale heap entry never
   spells its old concatenation again. Performance: the lookup is a Python
-  closure (two dict lookups, one concatenation), about 3x a tuple-keyed ``get``;
+  closure (two dict lookups, one concatenation), about 4x a tuple-keyed ``get``;
   it only runs for words that are not vocabulary entries themselves (with
   ``ignore_merges``, as tiktoken). Rejected: precomputing the pair dict from
   every split of every entry (about a second for 200k entries, where the whole
