@@ -27,6 +27,7 @@ from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 import polytok
 from fixtures import bench_slice, edge_texts, fixture_path
 from parity.diff_report import ids_mismatch
+from polytok.formats.tiktoken import mergeable_ranks
 
 FILES = ["tekken-240718", "tekken-240911"]
 
@@ -131,6 +132,19 @@ def test_vocabulary_and_special_ids(name):
     for s in _specials(ref)[:40]:
         assert tok.token_to_id(s) == ref.get_special_token(s)
     assert tok.eog_ids == {ref.eos_id}
+    assert mergeable_ranks(tok) == ref._model._mergeable_ranks
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_raise_policy_takes_mistral_common_enum(name):
+    tok, ref, _ = _pair(name)
+    ids = ref.encode("a é b", bos=True, eos=False)
+    for policy in SpecialTokenPolicy:
+        if policy is SpecialTokenPolicy.RAISE:
+            with pytest.raises(polytok.DecodeError):
+                tok.detokenizer.decode_policy(ids, policy)
+        else:
+            assert tok.detokenizer.decode_policy(ids, policy) == ref.decode(ids, policy)
 
 
 @pytest.mark.parametrize("name", FILES)

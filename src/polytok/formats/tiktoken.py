@@ -240,9 +240,16 @@ def _id_table(token_bytes: list[bytes], ids: list[int] | range, vocab: dict[str,
 
 
 def mergeable_ranks(tok: Tokenizer) -> dict[bytes, int]:
-    """``{token_bytes: rank}`` of a tokenizer read from a rank file (tiktoken's ``mergeable_ranks``)."""
+    """``{token_bytes: rank}`` of a tokenizer read from a rank file or a tekken.json (tiktoken's
+    ``mergeable_ranks``; for tekken the ranks its inner tiktoken ``Encoding`` holds: ids less the
+    special-token count).
+
+    Raises:
+        ValueError: `tok` was not read from one of those formats.
+    """
     detok = tok.detokenizer
-    if not isinstance(detok, TokenBytes) or tok.metadata.get("format") != "tiktoken":
-        raise ValueError("not a tokenizer read from a tiktoken rank file")
-    return {data: id_ for id_, data in enumerate(detok.table)
+    if not isinstance(detok, TokenBytes) or tok.metadata.get("format") not in ("tiktoken", "tekken"):
+        raise ValueError("not a tokenizer read from a tiktoken rank file or a tekken.json")
+    offset = tok.metadata.get("num_special_tokens", 0) if tok.metadata["format"] == "tekken" else 0
+    return {data: id_ - offset for id_, data in enumerate(detok.table)
             if data is not None and id_ not in detok.special_ids}
