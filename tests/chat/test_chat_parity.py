@@ -143,6 +143,9 @@ GEMMA_TEMPLATES = ("google-gemma-2-2b-it", "google-gemma-4-31B-it", "Qwen-Qwen3-
                    "meta-llama-Llama-3.1-8B-Instruct", "mistralai-Mistral-Nemo-Instruct-2407")
 SWEEPS = [pytest.param("qwen3", TEMPLATES, id="qwen3-all"), pytest.param("llama3", TEMPLATES, id="llama3-all"),
           pytest.param("gemma3", GEMMA_TEMPLATES, id="gemma3-some"),
+          # SentencePiece-style (Prepend "▁"): the pieces between markers are encoded after a "\n" cut off again
+          pytest.param("llama2", GEMMA_TEMPLATES, id="llama2-some"),
+          pytest.param("llama2", TEMPLATES, marks=pytest.mark.slow, id="llama2-all"),
           pytest.param("gemma3", TEMPLATES, marks=pytest.mark.slow, id="gemma3-all")]
 
 

@@ -345,3 +345,25 @@ def test_special_token_variables_include_the_model_specific_ones(tmp_path):
     source = "{{ bos_token }}|{{ eos_token }}|{{ unk_token }}|{{ pad_token }}|{{ image_token }}|{{ mask_token }}"
     assert tok.apply_chat_template(HELLO, template=source) == ref_render(ref, HELLO, chat_template=source) \
         == "<s>|</s>|[UNK]|b|<tool>|"
+
+
+def test_content_markers_longest_first_and_forged_markers(tmp_path):
+    """A marker inside a longer one is marked as part of the longer; private-use markers are dropped."""
+    tj = tiny_tokenizer_json()
+    for i, content in enumerate(["<x>", "<x>y"], start=len(TINY_VOCAB)):
+        tj["model"]["vocab"][content] = i
+        tj["added_tokens"].append({"id": i, "content": content, "single_word": False, "lstrip": False,
+                                   "rstrip": False, "normalized": False, "special": True})
+    tj["model"]["vocab"].update({"y": 20, "<": 21, ">": 22, "x": 23, ">y": 24, "yy": 25})
+    folder = make_folder(tmp_path)
+    (folder / "tokenizer.json").write_text(json.dumps(tj), encoding="utf-8")
+    tok, ref = both(folder)
+    source = "<s>{% for m in messages %}<x>{{ m.content }}</s>{% endfor %}"
+    for content in ["a <x>yy b <x> y", "\U000f0000<x>\U000f0001 a", "<x\U000f0001>y", "a y\U000f0001y"]:
+        messages = [{"role": "user", "content": content}]
+        for sanitize in (True, False):
+            expected = ref.apply_chat_template(copy.deepcopy(messages), chat_template=source, return_dict=False,
+                                               sanitize_control_tokens=sanitize)
+            got = tok.apply_chat_template(messages, template=source, tokenize=True,
+                                          content_special="text" if sanitize else "parse")
+            assert got == expected, (content, sanitize)
