@@ -1,4 +1,4 @@
-"""The ``polytok`` command line: encode, decode, count, inspect.
+"""The ``polytok`` command line: encode, decode, count, inspect, chat.
 
 Errors print one line (``polytok: error: …``) and exit with status 1 (2 for bad usage).
 """
@@ -51,6 +51,15 @@ def _parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("inspect", help="describe a tokenizer")
     ins.add_argument("model", nargs="?", default=DEFAULT_MODEL)
     ins.add_argument("--json", action="store_true")
+
+    chat = sub.add_parser("chat", help="render a conversation with the model's chat template",
+                          description="CONVERSATION is a JSON file (- for stdin): a list of messages, or an "
+                                      "object with messages and optional tools, documents.")
+    chat.add_argument("model")
+    chat.add_argument("conversation")
+    chat.add_argument("--tokenize", action="store_true", help="print the ids instead of the text")
+    chat.add_argument("--generation-prompt", action="store_true", help="end with an assistant turn's header")
+    chat.add_argument("--template", default=None, help="the name of one of the file's named templates")
     return p
 
 
@@ -252,4 +261,31 @@ def _inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"encode": _encode, "decode": _decode, "count": _count, "inspect": _inspect}
+def _chat(args: argparse.Namespace) -> int:
+    tok = load(args.model)
+    source = sys.stdin.read() if args.conversation == "-" else _read_file(args.conversation)
+    try:
+        data = json.loads(source)
+    except json.JSONDecodeError as exc:
+        raise PolytokError(f"{args.conversation}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    options = {}
+    if isinstance(data, dict):
+        options = {k: data[k] for k in ("tools", "documents") if data.get(k) is not None}
+        data = data.get("messages")
+    if not isinstance(data, list):
+        raise PolytokError(f"{args.conversation}: expected a list of messages or an object with 'messages'")
+    out = tok.apply_chat_template(data, add_generation_prompt=args.generation_prompt, tokenize=args.tokenize,
+                                  template=args.template, **options)
+    sys.stdout.write(" ".join(map(str, out)) + "\n" if isinstance(out, list) else out)
+    return 0
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise PolytokError(f"{path}: {exc.strerror}") from None
+
+
+_COMMANDS = {"encode": _encode, "decode": _decode, "count": _count, "inspect": _inspect, "chat": _chat}
