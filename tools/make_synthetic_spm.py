@@ -3,7 +3,7 @@
 Each model pins one rule of sentencepiece's encoder or decoder (tests/formats/
 test_sentencepiece_rules.py). They are trained by sentencepiece's own trainer
 (the test extra ``sentencepiece``, 0.2.3) on a small text this script writes, with
-one option changed per model; three get a post-edit that the trainer cannot make
+one option changed per model; some get a post-edit that the trainer cannot make
 (UNUSED pieces; a ``-0.0`` score; escape_whitespaces off). Expected ids never come from here: the tests
 run sentencepiece on the same files.
 
@@ -13,6 +13,7 @@ Run: ``python tools/make_synthetic_spm.py [OUT_DIR]`` (default tests/data/senten
 from __future__ import annotations
 
 import io
+import os
 import struct
 import sys
 import tempfile
@@ -36,7 +37,8 @@ LINES = [
 ]
 
 # A small normalization rule set (TSV of hex code points): multi-character keys
-# for the longest match, a key mapping to two spaces, full-width letters.
+# for the longest match, a key mapping to two spaces, full-width letters, a key
+# that starts with a space (" !" -> "!").
 RULES = """41 42 43\t78 79 7A
 41 42\t71
 FF21\t41
@@ -44,6 +46,7 @@ FF22\t42
 3000\t20
 2003\t20 20
 2460\t31
+20 21\t21
 """
 # A denormalization rule set: turns the letter q back into Q, and "xyz" into "ABC".
 DENORM_RULES = """71\t51
@@ -60,7 +63,7 @@ MODELS: dict[str, dict[str, object]] = {
     "unigram-byte-fallback": dict(model_type="unigram", byte_fallback=True, vocab_size=400,
                                   character_coverage=0.98),
     "bpe-user-control": dict(model_type="bpe", user_defined_symbols=["<sep>", "foo", "baz qux"],
-                             control_symbols=["[CTRL]", "<ctl>"]),
+                             control_symbols=["[CTRL]", "<ctl>", "ll"]),
     "unigram-user-control": dict(model_type="unigram", user_defined_symbols=["<sep>", "foo", "abc"],
                                  control_symbols=["[CTRL]", "<ctl>"]),
     "bpe-suffix": dict(model_type="bpe", treat_whitespace_as_suffix=True),
@@ -79,6 +82,8 @@ MODELS: dict[str, dict[str, object]] = {
     "unigram-unk-surface": dict(model_type="unigram", unk_surface=""),
     "unigram-split-digits-pad": dict(model_type="unigram", split_digits=True, pad_id=3, bos_id=-1),
     "bpe-unused": dict(model_type="bpe", vocab_size=200),
+    "unigram-unused": dict(model_type="unigram", vocab_size=200),
+    "word-unused": dict(model_type="word", vocab_size=60),
 }
 
 # Models whose charsmap alone is ~240 kB: not committed; the tests train them with `train`.
@@ -89,16 +94,20 @@ LARGE: dict[str, dict[str, object]] = {
 
 
 def train(name: str, options: dict[str, object], workdir: Path) -> bytes:
-    corpus = workdir / "corpus.txt"
-    corpus.write_text("\n".join(LINES * 3) + "\n", encoding="utf-8")
+    """Train one model in memory (the sentences come from an iterator and the rule files are
+    named relative to `workdir`, so no temporary path ends up in the file)."""
     args = {**BASE, **options}
     for key, text in (("normalization_rule_tsv", RULES), ("denormalization_rule_tsv", DENORM_RULES)):
         if key in args:
-            path = workdir / f"{name}.{key}.tsv"
-            path.write_text(text, encoding="utf-8")
-            args[key] = str(path)
+            (workdir / f"{key}.tsv").write_text(text, encoding="utf-8")
+            args[key] = f"{key}.tsv"
     model = io.BytesIO()
-    spm.SentencePieceTrainer.train(input=str(corpus), model_writer=model, **args)
+    here = os.getcwd()
+    os.chdir(workdir)
+    try:
+        spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES * 3), model_writer=model, **args)
+    finally:
+        os.chdir(here)
     return model.getvalue()
 
 
@@ -157,7 +166,7 @@ def edit_pieces(data: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
 
 def mark_unused(data: bytes) -> bytes:
     """Make a few multi-character merged pieces UNUSED (type 5), to pin the resegmentation."""
-    wanted = {"▁hello", "▁the", "ll", "▁wor", "ep", "▁fo", "oo"}
+    wanted = {"▁hello", "▁the", "ll", "▁wor", "ep", "▁fo", "oo", "▁world", "▁words", "he"}
     return edit_pieces(data, lambda i, p, s, t: (p, s, 5 if p in wanted else t))
 
 
@@ -182,6 +191,8 @@ def main(out_dir: Path) -> None:
             data = train(name, options, Path(tmp))
             if name == "unigram-no-escape":
                 data = no_escape(data)
+            if name in ("unigram-unused", "word-unused"):
+                data = mark_unused(data)
             if name == "bpe-unused":
                 (out_dir / "bpe-negative-zero.model").write_bytes(negative_zero(data))
                 data = mark_unused(data)

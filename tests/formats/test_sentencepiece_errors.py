@@ -7,43 +7,17 @@ polytok refuses it too; the small files here are packed by hand.
 from __future__ import annotations
 
 import random
-import struct
 from pathlib import Path
 
 import pytest
 
 import polytok
+from formats.sentencepiece_pack import field, model, piece, varint
 from polytok.formats.protobuf_wire import Field, read_message
 
 spm = pytest.importorskip("sentencepiece")
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sentencepiece"
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def field(number: int, payload: bytes | int | float) -> bytes:
-    if isinstance(payload, bytes):
-        return varint(number << 3 | 2) + varint(len(payload)) + payload
-    if isinstance(payload, float):
-        return varint(number << 3 | 5) + struct.pack("<f", payload)
-    return varint(number << 3) + varint(payload)
-
-
-def piece(text: str, score: float = 0.0, kind: int = 1) -> bytes:
-    return field(1, field(1, text.encode()) + field(2, score) + field(3, kind))
-
-
-def model(pieces: list[bytes], trainer: bytes = b"", normalizer: bytes = b"") -> bytes:
-    return b"".join(pieces) + field(2, trainer) + field(3, normalizer)
 
 
 GOOD = [piece("<unk>", 0.0, 2), piece("<s>", 0.0, 3), piece("</s>", 0.0, 3), piece("\u2581a", -1.0),
