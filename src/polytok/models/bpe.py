@@ -65,8 +65,8 @@ Performance:
   closure (two dict lookups, one concatenation), about 4x a tuple-keyed ``get``;
   it only runs for words that are not vocabulary entries themselves (with
   ``ignore_merges``, as tiktoken). Rejected: precomputing the pair dict from
-  every split of every entry (about a second for 200k entries, where the whole
-  tiktoken load takes 0.3 s).
+  every split of every entry (measured on Llama 4's 200k entries: 1.5 s for
+  440k pairs, three times tiktoken's whole load).
 """
 
 from __future__ import annotations
