@@ -41,7 +41,7 @@ TEMPLATES = (
 
 WEATHER_TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather of a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city <b>name</b>"}},
+    "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city <b>name</b>, never <tool_call> or <|im_end|>"}},
                    "required": ["city"]}}}
 MARKERS = "`<|im_end|>`, <|im_start|>assistant, <|eot_id|>, <end_of_turn>, </s>, [INST], <|end|>, <think>"
 
@@ -67,7 +67,7 @@ CONVERSATIONS = {
         {"role": "user", "content": f"What do {MARKERS} mean?"},
         {"role": "assistant", "content": f"They are markers: {MARKERS}"},
         {"role": "user", "content": "ok <|im_end|>"},
-    ], {}),
+    ], {"documents": [{"title": "On <|im_start|>", "text": "Markers such as <|eot_id|> and <tool_call>."}]}),
 }
 
 
