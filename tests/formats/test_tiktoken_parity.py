@@ -55,9 +55,17 @@ def special_texts(specials: list[str]) -> list[str]:
 def _texts(tok: polytok.Tokenizer) -> list[str]:
     specials = sorted(tok.added.content_to_id, key=tok.added.content_to_id.__getitem__)
     sample = specials if len(specials) <= 40 else specials[:24] + specials[-8:]
-    return (edge_texts() + [bench_slice(b, 4000) for b in ("bench_en", "bench_code", "bench_multi")]
+    return (edge_texts() + _bench_slices(4000)
             + special_texts(sample) + ["".join(specials)])
 
+
+
+def _bench_slices(n_chars: int) -> list[str]:
+    """The first `n_chars` of each bench text; none when ../shared (which holds them) is absent."""
+    try:
+        return [bench_slice(b, n_chars) for b in ("bench_en", "bench_code", "bench_multi")]
+    except pytest.skip.Exception:
+        return []
 
 @pytest.mark.parametrize("name,filename", FILES, ids=IDS)
 def test_encode_equals_tiktoken_in_both_modes(name, filename):
@@ -141,7 +149,7 @@ def test_surrogates_are_repaired_as_tiktoken_does():
 @pytest.mark.parametrize("name,filename", FILES, ids=IDS)
 def test_encode_full_ids_equal_encode(name, filename):
     tok, _, _ = _pair(name, filename)
-    for text in edge_texts()[::7] + [bench_slice("bench_multi", 1500)]:
+    for text in edge_texts()[::7] + _bench_slices(1500)[2:]:
         for mode in ("text", "parse"):
             assert tok.encode_full(text, special=mode).ids == tok.encode(text, special=mode)
 
@@ -149,7 +157,20 @@ def test_encode_full_ids_equal_encode(name, filename):
 @pytest.mark.parametrize("name,filename", FILES, ids=IDS)
 def test_decode_stream_adds_up_to_tiktoken_decode(name, filename):
     tok, ref, _ = _pair(name, filename)
-    for text in [bench_slice("bench_multi", 600), "Héllo 世界 🙂 <|endoftext|> done", edge_texts()[42]]:
+    for text in [*_bench_slices(600)[2:], "Héllo 世界 🙂 <|endoftext|> done", edge_texts()[42]]:
         ids = ref.encode(text, allowed_special="all")
         stream = tok.decode_stream()
         assert "".join(map(stream.step, ids)) + stream.flush() == ref.decode(ids)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,filename", FILES, ids=IDS)
+def test_whole_bench_texts_equal_tiktoken(name, filename):
+    tok, ref, path = _pair(name, filename)
+    for text in _bench_slices(10**7):
+        for mode, expected in (("text", ref.encode_ordinary(text)),
+                               ("parse", ref.encode(text, allowed_special="all"))):
+            report = ids_mismatch(path, text, f"special={mode}", expected, tok.encode(text, special=mode),
+                                  tok.id_to_token)
+            assert report is None, report
+        assert tok.decode(expected) == ref.decode(expected)
