@@ -6,9 +6,8 @@ Reproduces transformers 5.24.0 ``apply_chat_template`` for one conversation:
 ``utils/chat_template_utils.py`` (``_cached_compile_jinja_template``: the
 environment; ``_normalize_chat_messages``, ``_plain_template_data``,
 ``_alias_reasoning_fields``, ``render_jinja_template``: message handling and
-``continue_final_message``'s trimming; ``mark_control_tokens``,
-``encode_marked_chat``, ``_encode_chat_piece``: content read as text).  The
-Jinja environment itself is in `polytok.chat_env`.
+``continue_final_message``'s trimming).  The Jinja environment is in
+`polytok.chat_env`, the marking of content in `polytok.chat_marking`.
 
 Where the template comes from, in transformers' order of precedence:
 ``chat_template.jinja`` (+ ``additional_chat_templates/*.jinja``) in the model
@@ -19,11 +18,9 @@ named ``tokenizer.chat_template.<name>`` listed in ``tokenizer.chat_templates``.
 Content is text, markers are markup: with ``tokenize=True`` a special-token
 marker the template writes is parsed, while the same marker inside a message,
 a tool schema, a document or a caller's template variable is encoded as text
-(transformers' ``sanitize_control_tokens=True``).  ``content_special="parse"``
-reads them as tokens instead (transformers' default, ``tokenize`` of the
-rendered string).  For GGUF vocabularies the same marking runs with llama.cpp's
-CONTROL/UNKNOWN entries as the control tokens and ``parse_special=false`` as
-"text"; llama.cpp itself has no such mode (its server parses the whole string).
+(transformers' ``sanitize_control_tokens=True``; `polytok.chat_marking`).
+``content_special="parse"`` reads them as tokens instead (transformers' default,
+``tokenize`` of the rendered string).
 
 Deliberate differences from transformers: one conversation per call (no
 batches); tools must be JSON-schema dicts (transformers also turns Python
@@ -36,13 +33,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .chat_env import compile_template, literal_text, render
-from .errors import ChatTemplateError, EncodeError, PolytokError
-from .special import ATTR_CONTROL, ATTR_UNKNOWN, SpecialTokens
+from .chat_env import compile_template, render
+from .chat_marking import control_tokens, encode_marked, marker
+from .errors import ChatTemplateError, PolytokError
+from .special import SpecialTokens
 from .state_tokens import insert_state_tokens
 
 if TYPE_CHECKING:
@@ -50,9 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["apply_chat_template", "chat_templates", "select_template", "STATE_MARKERS"]
 
-# Private-use code points wrapped around control tokens in caller strings (transformers' values,
-# so a string marked by either library means the same)
-_START, _END = "\U000f0000", "\U000f0001"
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 _NAMED_SPECIALS = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
@@ -305,10 +300,8 @@ def apply_chat_template(tok: "Tokenizer", messages: Any, *, add_generation_promp
     if continue_final_message and add_generation_prompt:
         raise ChatTemplateError("continue_final_message and add_generation_prompt exclude each other")
     as_text = tokenize and SpecialTokens(content_special) is SpecialTokens.AS_TEXT
-    control: tuple[str, ...] = ()
     if as_text:
-        control = _control_tokens(tok, source)
-        mark = _marker(control)
+        mark = marker(control_tokens(tok, source))
         chat, tools, documents, variables = mark(chat), mark(tools), mark(documents), mark(variables)
     rendered = render_chat(source, name, chat, tools=tools, documents=documents,
                            add_generation_prompt=add_generation_prompt,
@@ -319,96 +312,6 @@ def apply_chat_template(tok: "Tokenizer", messages: Any, *, add_generation_promp
     ids = encode_marked(tok, rendered) if as_text else tok.encode(rendered, add_special=False,
                                                                   special=SpecialTokens.PARSE)
     return _with_state_tokens(tok, ids, state_tokens, state_markers)
-
-
-# -- content as text: marking and encoding --------------------------------------------------
-
-
-def _control_tokens(tok: "Tokenizer", source: str) -> tuple[str, ...]:
-    """Markers read as text when a caller writes them (transformers' ``_get_control_tokens``)."""
-    gguf = tok.metadata.get("gguf")
-    if gguf is not None:
-        attrs, texts = gguf.specials.attrs, gguf.texts
-        return tuple(texts[i] for i, a in enumerate(attrs) if a & (ATTR_CONTROL | ATTR_UNKNOWN) and texts[i])
-    entries = list(tok.added.id_to_entry.values())
-    listed = (tok.metadata.get("config") or {}).get("chat_control_tokens")
-    if isinstance(listed, list):
-        wanted = set(listed)
-        return tuple(e.content for e in entries if e.special or e.content in wanted)
-    # default: the added tokens the template writes itself, except white-space ones (Gemma's "\n")
-    literals = literal_text(source)
-    return tuple(e.content for e in entries
-                 if e.special or (e.content in literals and not e.content.isspace()))
-
-
-def _alternation(tokens: Sequence[str]) -> str:
-    longest_first = sorted(set(tokens), key=len, reverse=True)
-    return "|".join(map(re.escape, longest_first)) or "(?!)"
-
-
-def _marker(control: Sequence[str]) -> Callable[[Any], Any]:
-    pattern = re.compile(_alternation(control))
-
-    def mark(obj: Any) -> Any:
-        if isinstance(obj, str):
-            # drop markers already there, so a caller cannot forge a marked token
-            obj = obj.replace(_START, "").replace(_END, "")
-            return pattern.sub(lambda m: _START + m.group(0) + _END, obj)
-        if isinstance(obj, dict):
-            return {k: mark(v) for k, v in obj.items()}
-        if isinstance(obj, (list, tuple)):
-            return [mark(v) for v in obj]
-        return obj
-
-    return mark
-
-
-def _all_marker_texts(tok: "Tokenizer") -> tuple[str, ...]:
-    gguf = tok.metadata.get("gguf")
-    if gguf is not None:
-        attrs, texts = gguf.specials.attrs, gguf.texts
-        return tuple(t for t, a in zip(texts, attrs) if a & (ATTR_CONTROL | ATTR_UNKNOWN) and t)
-    return tuple(tok.added.content_to_id)
-
-
-def _plain_text_ids(tok: "Tokenizer", text: str) -> list[int]:
-    """`text` with no added token matched (transformers' ``_encode_without_added_tokens``)."""
-    if "gguf" in tok.metadata:  # llama.cpp's parse_special=false
-        return tok.encode(text, add_special=False, special=SpecialTokens.AS_TEXT)
-    if tok.normalizer is not None:
-        text = tok.normalizer.normalize(text)
-    words = tok.pre_tokenizer.pre_tokenize(text, True) if tok.pre_tokenizer is not None else [text]
-    return [id_ for word in words if word for id_ in tok.model.tokenize(word)]
-
-
-def _piece_ids(tok: "Tokenizer", piece: str, as_text: bool, newline: list[int]) -> list[int]:
-    def encode(text: str) -> list[int]:
-        if as_text:
-            return _plain_text_ids(tok, text)
-        return tok.encode(text, add_special=False, special=SpecialTokens.PARSE)
-
-    # subtle: encoded after a "\n" that is then cut off, so SentencePiece adds no prefix space mid-chat
-    ids = encode("\n" + piece)
-    if ids[:len(newline)] == newline:
-        return ids[len(newline):]
-    return encode(piece)
-
-
-def encode_marked(tok: "Tokenizer", rendered: str) -> list[int]:
-    """Ids of a chat rendered from marked inputs (transformers' ``encode_marked_chat``)."""
-    markers = re.compile(f"{_START}({_alternation(_all_marker_texts(tok))}){_END}|[{_START}{_END}]")
-    pieces = markers.split(rendered)
-    newline = tok.encode("\n", add_special=False, special=SpecialTokens.PARSE)
-    ids = tok.encode(pieces[0], add_special=False, special=SpecialTokens.PARSE)
-    for i, piece in enumerate(pieces[1:], start=1):
-        if not piece:
-            continue  # a lone marker (None) still broke the text
-        as_text = i % 2 == 1
-        piece_ids = _piece_ids(tok, piece, as_text, newline)
-        if as_text and tok.token_to_id(piece) in piece_ids:
-            raise EncodeError(f"cannot read {piece!r} as text: this tokenizer makes that token from plain text")
-        ids += piece_ids
-    return ids
 
 
 # -- state tokens ----------------------------------------------------------------------------
