@@ -42,7 +42,7 @@ def tiny_tokenizer_json():
 def make_folder(tmp_path, name=None, config_changes=None, files=None):
     """A model folder: a fixture's (or the tiny) tokenizer.json and tokenizer_config.json, changed as asked."""
     folder = tmp_path / (name or "tiny")
-    folder.mkdir()
+    folder.mkdir(parents=True)
     if name is None:
         (folder / "tokenizer.json").write_text(json.dumps(tiny_tokenizer_json()), encoding="utf-8")
         config = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "[UNK]",
@@ -367,3 +367,27 @@ def test_content_markers_longest_first_and_forged_markers(tmp_path):
             got = tok.apply_chat_template(messages, template=source, tokenize=True,
                                           content_special="text" if sanitize else "parse")
             assert got == expected, (content, sanitize)
+
+
+def test_chat_control_tokens_from_the_config_and_tokens_plain_text_makes(tmp_path):
+    # "<tool>" is a non-special added token the template never writes: a control token only when listed
+    source = "<s>{% for m in messages %}{{ m.content }}</s>{% endfor %}"
+    messages = [{"role": "user", "content": "a <tool> b"}]
+    for listed in (None, ["<tool>"]):
+        folder = make_folder(tmp_path / str(listed is None), config_changes={"chat_control_tokens": listed})
+        tok, ref = both(folder)
+        expected = ref.apply_chat_template(copy.deepcopy(messages), chat_template=source, return_dict=False,
+                                           sanitize_control_tokens=True)
+        assert tok.apply_chat_template(messages, template=source, tokenize=True) == expected
+        assert (tok.token_to_id("<tool>") in expected) == (listed is None)
+    # a special token whose text the model itself makes from plain text cannot be read as text
+    tj = tiny_tokenizer_json()
+    tj["added_tokens"].append({"id": 1, "content": "Hello", "single_word": False, "lstrip": False, "rstrip": False,
+                               "normalized": False, "special": True})
+    folder = make_folder(tmp_path / "hello")
+    (folder / "tokenizer.json").write_text(json.dumps(tj), encoding="utf-8")
+    tok, ref = both(folder)
+    with pytest.raises(ValueError, match="Can't sanitize"):
+        ref.apply_chat_template(HELLO, chat_template=source, return_dict=False, sanitize_control_tokens=True)
+    with pytest.raises(polytok.EncodeError, match="cannot read 'Hello' as text"):
+        tok.apply_chat_template(HELLO, template=source, tokenize=True)
