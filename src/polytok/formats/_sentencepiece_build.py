@@ -105,10 +105,14 @@ def _check_duplicates(proto: ModelProto) -> None:
         seen[group] = index
 
 
-def _has_internal_space(proto: ModelProto) -> bool:
-    """sentencepiece's ``has_internal_space_symbol``: a usable piece with a "▁" after its leading one."""
+def _joins_space_to_text(proto: ModelProto) -> bool:
+    """Whether a usable piece holds a "▁" right after another character (a piece such a cut would split).
+
+    Weaker than sentencepiece's ``has_internal_space_symbol``: runs of "▁" alone (Mistral's
+    whitespace pieces) do not count, since the cut goes before a whole run.
+    """
     usable = "\0".join(p for p, t in zip(proto.pieces, proto.types) if t not in _RESERVED)
-    return regex.search("[^\0]\u2581", usable) is not None
+    return regex.search("[^\0\u2581]\u2581", usable) is not None
 
 
 def _model(proto: ModelProto, unk_id: int | None) -> tuple[Any, Any]:
@@ -129,7 +133,7 @@ def _model(proto: ModelProto, unk_id: int | None) -> tuple[Any, Any]:
 
 def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str]) -> tuple[Any, Any]:
     from ..models.spm import SPM
-    from ..pre_tokenizers.metaspace import Metaspace
+    from ..pre_tokenizers.split import Split
 
     types = proto.types
     # sentencepiece orders -0.0 below 0.0 (bit-pattern compare): the tiniest negative double keeps that order
@@ -140,8 +144,8 @@ def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_define
     space_id = model.token_to_id(_SPACE)
     cut = (proto.normalizer("escape_whitespaces") and not proto.trainer("treat_whitespace_as_suffix", False)
            and space_id is not None and types[space_id] in (NORMAL, USER_DEFINED)
-           and UNUSED not in types and not _has_internal_space(proto))
-    return model, Metaspace(_SPACE, prepend_scheme="never", split=True) if cut else None
+           and UNUSED not in types and not _joins_space_to_text(proto))
+    return model, Split("\u2581+", "merged_with_next") if cut else None
 
 
 def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool) -> Any:

@@ -12,14 +12,16 @@ defaults of ``sentencepiece_model.proto``), with the shared components:
 * model: BPE is `SPM` with sentencepiece's options, UNIGRAM is `Unigram` with
   ``float32=True`` and the rest of sentencepiece's options, WORD and CHAR are
   `PieceLookup`;
-* pre-tokenizer: for BPE only, a cut before every ``"▁"`` (`Metaspace` that never
-  prepends), where it cannot change a result: spaces are escaped, no usable
-  piece holds a ``"▁"`` after its first character (sentencepiece's
-  ``has_internal_space_symbol``), ``"▁"`` is itself a piece (so a run of unknown
-  symbols never spans a cut) and no piece is UNUSED (their ``rev_merge`` records
-  are shared by the whole text). Otherwise the model sees the whole text, as
-  sentencepiece does (always for UNIGRAM, whose float32 sums depend on all
-  that precedes);
+* pre-tokenizer: for BPE only, a cut before every run of ``"▁"`` (`Split` with
+  ``merged_with_next``), where it cannot change a result: spaces are escaped,
+  no usable piece holds a ``"▁"`` right after another character (so no merge
+  crosses a cut; sentencepiece's ``has_internal_space_symbol`` is the stricter
+  test, but runs of ``"▁"`` alone, as in Mistral's vocabularies, are harmless),
+  ``"▁"`` is itself a piece (so a run of unknown symbols never spans a cut) and
+  no piece is UNUSED (their ``rev_merge`` records are shared by the whole
+  text). Sentencepiece merges the whole text at once; the cut lets each word be
+  merged and cached on its own. Otherwise the model sees the whole text (always
+  for UNIGRAM, whose float32 sums depend on all that precedes);
 * decoder: `SentencePieceDetokenizer`.
 
 ``encode(text)`` is ``sp.encode(text)``: ``special=AS_TEXT`` (the default) reads

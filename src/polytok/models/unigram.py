@@ -33,7 +33,8 @@ once over the whole normalized text, in *float32*, which is the option
 ``float32=True``: every path sum is rounded to float32 before it is compared,
 and when the best score at a start position leaves [-100000, 100000] every
 best score from there to the farthest end reached so far is shifted by it (in
-float32, so later roundings follow sentencepiece's). Its other rules are
+float32, so later roundings follow sentencepiece's; `_unigram_float32`, which
+also caches words where that provably gives the same result). Its other rules are
 options too: only normal and user-defined pieces match (`matchable`), a
 user-defined piece scores ``0.1 * (UTF-8 length - 1)`` (the reader passes that
 score), the unknown score is the least *normal* score minus 10 (`unk_score`),
@@ -58,18 +59,17 @@ everything before them, so a cut could change a floating-point tie.
 
 from __future__ import annotations
 
-from array import array
 from math import inf
 from operator import itemgetter
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
 from ._cache import WordCache
+from ._unigram_float32 import Float32Viterbi
 from ._vocab import PieceListLookup
 from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
-_SHIFT_AT = 100000.0  # sentencepiece's kScoreResetThreshold
 _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
 
@@ -135,6 +135,8 @@ class Unigram(PieceListLookup):
                 reach[piece[:2]] = len(piece)
         self._reach = reach
         self._cache = WordCache()
+        self._viterbi32 = Float32Viterbi(self._match_ids, self._path_scores, reach, -1 if unk_id is None else unk_id,
+                                         self._unk_score) if float32 else None
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
@@ -172,13 +174,16 @@ class Unigram(PieceListLookup):
         """``(id, start, end)`` of the best segmentation, unknown runs fused (``Model::tokenize``)."""
         if not word:
             return []
-        start_of, id_of = self._best_path_float32(word) if self._float32 else self._best_path(word)
-        nodes = []
-        end = len(word)
-        while end > 0:
-            nodes.append((id_of[end], start_of[end], end))
-            end = start_of[end]
-        nodes.reverse()
+        if self._viterbi32 is not None:
+            nodes = self._viterbi32.nodes(word)
+        else:
+            start_of, id_of = self._best_path(word)
+            nodes = []
+            end = len(word)
+            while end > 0:
+                nodes.append((id_of[end], start_of[end], end))
+                end = start_of[end]
+            nodes.reverse()
         unk_id = self._unk_id
         if self._collapse:
             collapsed = _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
@@ -216,44 +221,6 @@ class Unigram(PieceListLookup):
                     raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
                 out.append((byte_id, start, end))
         return out
-
-    def _best_path_float32(self, word: str) -> tuple[list[int], list[int]]:
-        """`_best_path` with sentencepiece's float32 sums and score shift (module notes)."""
-        size = len(word)
-        get, scores, reach = self._match_ids.get, self._path_scores, self._reach
-        unk_id = -1 if self._unk_id is None else self._unk_id
-        best = array("f", bytes(4 * (size + 1)))
-        start_of = [-1] * (size + 1)
-        id_of = [0] * (size + 1)
-        rounded = array("f", b"\0\0\0\0")
-        frontier = 0
-        for start in range(size):
-            here = best[start]
-            if not -_SHIFT_AT <= here <= _SHIFT_AT:
-                for i in range(start, frontier + 1):
-                    if i == start or start_of[i] != -1:
-                        best[i] = best[i] - here
-                here = 0.0
-            found = get(word[start])
-            ends = [] if found is None else [(start + 1, found)]
-            for end in range(start + 2, min(start + reach.get(word[start:start + 2], 0), size) + 1):
-                hit = get(word[start:end])
-                if hit is not None:
-                    ends.append((end, hit))
-            for end, hit in ends:
-                rounded[0] = here + scores[hit]
-                offer = rounded[0]
-                if start_of[end] < 0 or offer > best[end]:
-                    best[end], start_of[end], id_of[end] = offer, start, hit
-            if ends:
-                frontier = max(frontier, ends[-1][0])
-            if found is None:
-                frontier = max(frontier, start + 1)
-                rounded[0] = here + self._unk_score
-                offer = rounded[0]
-                if start_of[start + 1] < 0 or offer > best[start + 1]:
-                    best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
-        return start_of, id_of
 
     def _unknown(self, word: str, start: int, end: int) -> list[tuple[int, int, int]]:
         """A fused run of unknown nodes: the piece it spells, its bytes, or ``unk_id``."""
