@@ -85,6 +85,7 @@ MODELS: dict[str, dict[str, object]] = {
     "unigram-unused": dict(model_type="unigram", vocab_size=200),
     "word-unused": dict(model_type="word", vocab_size=60),
     "unigram-whole-text": dict(model_type="unigram", split_by_whitespace=False, vocab_size=200),
+    "bpe-whole-text": dict(model_type="bpe", split_by_whitespace=False, vocab_size=200),
 }
 
 # Models whose charsmap alone is ~240 kB: not committed; the tests train them with `train`.

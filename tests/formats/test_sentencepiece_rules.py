@@ -96,6 +96,16 @@ def _pair(name: str) -> tuple[polytok.Tokenizer, object]:
     return polytok.load(path), spm.SentencePieceProcessor(model_file=str(path))
 
 
+@pytest.mark.parametrize("name", ["bpe-user-control", "unigram-rules", "word", "char", "bpe-suffix",
+                                  "unigram-keep-spaces-no-prefix", "bpe-byte-fallback"])
+def test_encode_full_has_the_same_ids(name):
+    tok = polytok.load(DATA / f"{name}.model")
+    for text in RULE_TEXTS:
+        encoding = tok.encode_full(text)
+        assert encoding.ids == tok.encode(text), text
+        assert len(encoding.offsets) == len(encoding.ids)
+
+
 def test_model_types_are_read():
     assert polytok.load(DATA / "word.model").metadata["model_type"] == "word"
     assert polytok.load(DATA / "char.model").metadata["model_type"] == "char"
