@@ -26,6 +26,7 @@ Reproduces sentencepiece 0.2.3, ``sentencepiece_processor.cc``
 from __future__ import annotations
 
 import codecs
+import operator
 from typing import Protocol, Sequence
 
 from ..errors import DecodeError
@@ -76,9 +77,10 @@ class SentencePieceDetokenizer:
         queue = bytearray()
         written = False  # sentencepiece's !detokenized->empty()
         at_start = True  # is_bos_ws
-        for position, id_ in enumerate(ids):
-            if type(id_) is not int or not 0 <= id_ < size:
-                raise DecodeError(f"position {position}: invalid id {id_!r} (the vocabulary has {size} pieces)")
+        for position, item in enumerate(ids):
+            id_ = _index(item)
+            if id_ is None or not 0 <= id_ < size:
+                raise DecodeError(f"position {position}: invalid id {item!r} (the vocabulary has {size} pieces)")
             kind = types[id_]
             if kind == BYTE:
                 queue.append(int(pieces[id_][3:5], 16))
@@ -104,6 +106,16 @@ class SentencePieceDetokenizer:
             _flush(queue, out)
         result = "".join(out)
         return self._denormalizer.normalize(result) if self._denormalizer is not None else result
+
+
+def _index(item: object) -> int | None:
+    """`item` as an int id (ints and integer types such as numpy's), or None."""
+    if isinstance(item, bool):
+        return None
+    try:
+        return operator.index(item)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def _flush(queue: bytearray, out: list[str]) -> bool:

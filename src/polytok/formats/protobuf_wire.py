@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import FormatError
 
-__all__ = ["Field", "read_message", "read_varint", "skip_field", "WireError"]
+__all__ = ["Field", "merge_fields", "read_message", "read_varint", "skip_field", "WireError"]
 
 VARINT, FIXED64, LENGTH, START_GROUP, END_GROUP, FIXED32 = 0, 1, 2, 3, 4, 5
 _WIRE_NAMES = {VARINT: "varint", FIXED64: "64-bit", LENGTH: "length-delimited", START_GROUP: "group start",
@@ -140,7 +140,7 @@ def read_message(data: bytes, start: int, end: int, schema: dict[int, Field], *,
 _UNSET = object()
 
 
-def _merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def merge_fields(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """A singular message seen twice: later scalars win, repeated fields append (protobuf MergeFrom)."""
     out = dict(old)
     for name, value in new.items():
@@ -175,7 +175,7 @@ def _read_value(data: bytes, pos: int, end: int, field: Field, file: str | None,
         assert field.schema is not None
         fields = read_message(data, pos, stop, field.schema, file=file, path=where)
         if previous is not None and not field.repeated:
-            fields = _merged(previous, fields)
+            fields = merge_fields(previous, fields)
         return fields, stop
     raw_bytes = data[pos:stop]
     if kind == "bytes":

@@ -58,7 +58,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
-from .protobuf_wire import LENGTH, Field, WireError, read_message, read_varint, skip_field
+from .protobuf_wire import LENGTH, Field, WireError, merge_fields, read_message, read_varint, skip_field
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
@@ -132,7 +132,7 @@ def read_model_proto(data: bytes, file: str) -> ModelProto:
             else:
                 name, schema = _SPECS[number]
                 fields = read_message(data, pos, pos + size, schema, file=file, path=name)
-                setattr(proto, name, {**(getattr(proto, name) or {}), **fields})
+                setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
             pos += size
         else:
             pos = _skip_one(data, tag_at, end, file)
