@@ -1,5 +1,9 @@
 """polytok.load(FILE.model) against sentencepiece 0.2.3, run live, on every real .model fixture.
 
+Files: botchan BPE and unigram, kyoto-ja unigram (sentencepiece's sdist), bpemb-en 100k
+(GitHub origin, ../shared only), Mistral v1, v2, v3 and v7 (mistral_common's wheel) and
+Marian's vocab.joint.spm (GitHub origin, ../shared only).
+
 For each file: every edge text and 4000-character slices of the three bench texts
 give the ids of ``SentencePieceProcessor.encode(text)``; ``decode`` of those ids and
 of the whole vocabulary (in chunks) equals ``.decode(ids)``; ``special="parse"``
@@ -20,7 +24,8 @@ spm = pytest.importorskip("sentencepiece")
 
 FILES = [("spm-botchan-bpe-1000", "spm.model"), ("spm-botchan-unigram-1000", "spm.model"),
          ("spm-kyoto-ja-unigram-8000", "spm.model"), ("spm-bpemb-en-100k", "spm.model"),
-         ("spm-mistral-v1", "tokenizer.model"), ("spm-mistral-v3", "tokenizer.model"),
+         ("spm-mistral-v1", "tokenizer.model"), ("spm-mistral-v2", "tokenizer.model"),
+         ("spm-mistral-v3", "tokenizer.model"), ("spm-mistral-v7", "tokenizer.model"),
          ("marian-nmt", "vocab.joint.spm")]
 IDS = [name for name, _ in FILES]
 
@@ -134,3 +139,24 @@ def test_folder_with_tokenizer_model(tmp_path):
     (tmp_path / "tokenizer.model").write_bytes(path.read_bytes())
     tok = polytok.load(tmp_path)
     assert tok.encode("Hello world") == spm.SentencePieceProcessor(model_file=str(path)).encode("Hello world")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "filename"), FILES, ids=IDS)
+def test_long_bench_slices_and_parse_mode(name, filename):
+    """100k characters of each bench text, plain and with control pieces spliced in (run with -m slow)."""
+    tok, sp, path = _pair(name, filename)
+    controls = [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if sp.is_control(i)]
+    reports = []
+    for bench in ("en", "code", "multi"):
+        text = bench_slice(bench, 100000)
+        report = ids_mismatch(path, text, "encode", sp.encode(text), tok.encode(text), tok.id_to_token)
+        if report:
+            reports.append(report)
+        words = text.split(" ")
+        marked = " ".join(w + controls[i % len(controls)] if i % 50 == 7 else w for i, w in enumerate(words))
+        report = ids_mismatch(path, marked, "parse", reference_parse(sp, marked),
+                              tok.encode(marked, special="parse"), tok.id_to_token)
+        if report:
+            reports.append(report)
+    assert not reports, f"{len(reports)} mismatches; first ones:\n" + "\n\n".join(reports[:5])
