@@ -54,6 +54,11 @@ two rules, chosen by options of `Precompiled`:
   trailing `space` (a literal ``"▁"`` of the text included); with
   treat_whitespace_as_suffix the `space` goes at the end instead.
 
+Not reproduced: sentencepiece keeps at most 32 charsmap keys and 64 user-defined
+symbols that match at one position (``kMaxTrieResultsSize``, ``kResultSize``) and
+takes the longest of those; polytok takes the longest of all. The builder caps a
+charsmap's keys per prefix, so only a hand-made file can differ.
+
 `LongestMatch.fast_chunks` is the whole-symbol walk with one shortcut: a run of
 characters that map to themselves is one identity chunk. Per character (cached):
 no key and no user-defined symbol starts with it, or keys only continue past it
