@@ -28,6 +28,11 @@ as HF does is not exact. It is made exact here, by proof rather than hope:
   exactly as sentencepiece stores them. Otherwise the word is run in float32 from
   ``B``, as sentencepiece does.
 
+Rounding to float32 is a store into ``array("f")`` of the float64 sum, which is
+C++'s float addition whenever that float64 sum is exact (true unless the two
+operands' magnitudes differ by more than 2**29); otherwise a double rounding
+could in principle land one ulp away (not seen in any test).
+
 Measured on 200 kB of English with marian's 58k unigram model: the whole-text
 float32 loop ran at 0.2 MB/s; with the cached words it is several times faster
 (see the README benchmark for current numbers).
