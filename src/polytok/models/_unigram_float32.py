@@ -33,9 +33,11 @@ C++'s float addition whenever that float64 sum is exact (true unless the two
 operands' magnitudes differ by more than 2**29); otherwise a double rounding
 could in principle land one ulp away (not seen in any test).
 
-Measured on 200 kB of English with marian's 58k unigram model: the whole-text
-float32 loop ran at 0.2 MB/s; with the cached words it is several times faster
-(see the README benchmark for current numbers).
+Measured on 300 kB slices of the bench texts, warm: the whole-text float32 loop
+ran at 0.2-0.3 MB/s on every unigram fixture; with the cached words botchan and
+kyoto-ja run at 0.6-0.9 MB/s and marian (suffix pieces, cut after the runs) at
+0.5-1.0 MB/s. About 1.6% of the words there (words of 256+ characters, and near-ties)
+take the float32 loop.
 """
 
 from __future__ import annotations
