@@ -103,3 +103,34 @@ def test_inspect_gguf_shows_llama_cpps_special_table():
     assert set(kinds) == set(expected)
     assert kinds["128247"] == ["normal", "control"]  # Qwen2's ordinary </s>, promoted as llama.cpp does
     assert run("inspect", str(path)).returncode == 0
+
+
+def test_format_options_reach_the_reader(tmp_path):
+    """-o KEY=VALUE passes reader options: a rank file polytok does not know needs its pattern."""
+    tiktoken = pytest.importorskip("tiktoken")
+    import base64
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for pair in (b"he", b"ll", b"hell", b"hello", b" w", b" wo"):
+        ranks[pair] = len(ranks)
+    path = tmp_path / "tiny.tiktoken"
+    path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()))
+    pattern = r"'s|'t| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+"
+    specials = {"<|end|>": len(ranks)}
+    enc = tiktoken.Encoding("tiny", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    text = "hello world<|end|>"
+
+    missing = run("encode", str(path), text)
+    assert missing.returncode == 1 and "pattern=" in missing.stderr
+
+    args = ("-o", f"pattern={pattern}", "-o", "special_tokens=" + json.dumps(specials))
+    out = run("encode", str(path), text, *args)
+    assert out.returncode == 0, out.stderr
+    assert [int(x) for x in out.stdout.split()] == enc.encode_ordinary(text)
+    out = run("encode", str(path), text, "--special", "parse", *args)
+    assert [int(x) for x in out.stdout.split()] == enc.encode(text, allowed_special="all")
+
+    bad = run("encode", str(path), text, "-o", "pattern")
+    assert bad.returncode == 1 and "KEY=VALUE" in bad.stderr
+    unknown = run("encode", "gpt2", text, "-o", "lowercase=true")
+    assert unknown.returncode == 1 and "lowercase" in unknown.stderr

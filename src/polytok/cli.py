@@ -24,6 +24,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"polytok {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def loading(q: argparse.ArgumentParser) -> None:
+        q.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="a format option for loading MODEL, e.g. pattern=... for a tiktoken file "
+                            "polytok does not recognise (VALUE is read as JSON when it parses, else as text)")
+
     def modes(q: argparse.ArgumentParser) -> None:
         q.add_argument("--special", choices=["parse", "text"], default=None,
                        help="parse special-token markers in the text, or read them as text "
@@ -37,20 +42,24 @@ def _parser() -> argparse.ArgumentParser:
     enc.add_argument("--tokens", action="store_true", help="print the pieces too")
     enc.add_argument("--json", action="store_true", help="print JSON (ids, tokens, offsets)")
     modes(enc)
+    loading(enc)
 
     dec = sub.add_parser("decode", help="print the text of ids")
     dec.add_argument("model")
     dec.add_argument("ids", nargs="+", help="ids (or - to read them from stdin)")
     dec.add_argument("--skip-special", action="store_true", help="leave special tokens out")
+    loading(dec)
 
     cnt = sub.add_parser("count", help="count the tokens of files")
     cnt.add_argument("model")
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
     modes(cnt)
+    loading(cnt)
 
     ins = sub.add_parser("inspect", help="describe a tokenizer")
     ins.add_argument("model", nargs="?", default=DEFAULT_MODEL)
     ins.add_argument("--json", action="store_true")
+    loading(ins)
 
     chat = sub.add_parser("chat", help="render a conversation with the model's chat template",
                           description="CONVERSATION is a JSON file (- for stdin): a list of messages, or an "
@@ -60,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     chat.add_argument("--tokenize", action="store_true", help="print the ids instead of the text")
     chat.add_argument("--generation-prompt", action="store_true", help="end with an assistant turn's header")
     chat.add_argument("--template", default=None, help="the name of one of the file's named templates")
+    loading(chat)
     return p
 
 
@@ -76,6 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _load(model: str, options: list[str]) -> Tokenizer:
+    """`load` with the ``--option KEY=VALUE`` pairs as keyword options."""
+    kwargs: dict[str, Any] = {}
+    for item in options:
+        key, sep, value = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise PolytokError(f"--option takes KEY=VALUE, got {item!r}")
+        try:
+            kwargs[key] = json.loads(value)
+        except ValueError:
+            kwargs[key] = value
+    return load(model, **kwargs)
+
+
 def _read_text(arg: str) -> str:
     return sys.stdin.read() if arg == "-" else arg
 
@@ -84,7 +108,7 @@ def _encode(args: argparse.Namespace) -> int:
     if len(args.args) > 2:
         raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
     model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
-    tok = load(model)
+    tok = _load(model, args.option)
     add_special = not args.no_add_special
     if args.json or args.tokens:
         enc = tok.encode_full(_read_text(text), add_special=add_special, special=args.special)
@@ -99,7 +123,7 @@ def _encode(args: argparse.Namespace) -> int:
 
 
 def _decode(args: argparse.Namespace) -> int:
-    tok = load(args.model)
+    tok = _load(args.model, args.option)
     raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
     try:
         ids = [int(x) for x in raw]
@@ -133,7 +157,7 @@ class _Progress:
 
 
 def _count(args: argparse.Namespace) -> int:
-    tok = load(args.model)
+    tok = _load(args.model, args.option)
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
     progress = _Progress(sum(sizes))
     grand = 0
@@ -241,7 +265,7 @@ def _inspect_gguf(args: argparse.Namespace) -> int:
 def _inspect(args: argparse.Namespace) -> int:
     if str(args.model).lower().endswith(".gguf"):
         return _inspect_gguf(args)
-    info = describe(load(args.model))
+    info = describe(_load(args.model, args.option))
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
         return 0
@@ -262,7 +286,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace) -> int:
-    tok = load(args.model)
+    tok = _load(args.model, args.option)
     source = sys.stdin.read() if args.conversation == "-" else _read_file(args.conversation)
     try:
         data = json.loads(source)
