@@ -10,7 +10,7 @@ import pytest
 
 from polytok.errors import FormatError
 
-from ._helpers import aligned, all_texts, assert_same, fast, ours, reference
+from ._helpers import aligned, all_texts, assert_same, ours, reference
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "tokenizers"
 REAL = ["llama3", "gpt4o", "qwen3", "gemma3", "albert-base-v2-tf5", "bert-base-uncased", "chatglm3", "clip",

@@ -44,7 +44,6 @@ import os
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
-from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
