@@ -129,6 +129,10 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
     if kind == "sentencepiece":
         from .sentencepiece import read_sentencepiece
 
+        if p.is_dir() and (p / "tokenizer.model").is_file():
+            from .redefinitions import read_sentencepiece_folder
+
+            return read_sentencepiece_folder(p / "tokenizer.model", **options)
         return read_sentencepiece(_file_in(p, ("tokenizer.model",)), **options)
     if kind == "tiktoken":
         from .tiktoken import read_tiktoken
