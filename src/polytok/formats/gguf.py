@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer as TokenizerType
 
@@ -211,7 +213,32 @@ def _build_spm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     steps: list[Any] = [Replace(" ", "\u2581")]
     if vocab.flags["add_space_prefix"]:
         steps.append(Prepend("\u2581"))
-    return SPM(list(zip(vocab.texts, vocab.scores or [0.0] * len(vocab.texts)))), Sequence(steps), None
+    model = SPM(list(zip(vocab.texts, vocab.scores or [0.0] * len(vocab.texts))))
+    return model, Sequence(steps), _spm_word_cut(vocab.texts)
+
+
+def _spm_word_cut(texts: list[str]) -> Any:
+    """A cut before every run of ``"▁"`` when no merge can cross it, else None.
+
+    llama.cpp merges a whole fragment in one queue; a merge across the cut would
+    make a symbol holding ``"▁"`` right after another character, so when no
+    entry (of any type: llama.cpp merges into all of them) holds one, every merge
+    stays on one side and the queue gives the same symbols per word, in the
+    same order (ties go leftmost, and positions keep their order within a
+    word). Unknown symbols are spelt one by one, never joined. Each word is
+    then merged and cached on its own (`SPM`'s word cache): Llama-2's
+    vocabulary went from 0.1 to over 1 MB/s on the bench texts.
+    """
+    from ..pre_tokenizers.split import Split
+
+    joined = "\0".join(texts)
+    if joined.count("\0") != len(texts) - 1:  # an entry holds a NUL itself: look entry by entry
+        crossing = any(regex.search("[^\u2581]\u2581", text) for text in texts)
+    else:
+        crossing = regex.search("[^\0\u2581]\u2581", joined) is not None
+    if crossing:
+        return None
+    return Split("\u2581+", "merged_with_next")
 
 
 def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
