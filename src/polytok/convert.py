@@ -1,0 +1,190 @@
+"""``polytok convert``: a Hugging Face model folder's tokenizer as the GGUF llama.cpp's converter writes.
+
+Reproduces the vocabulary part of llama.cpp's ``convert_hf_to_gguf.py
+--vocab-only`` (llama-cpp-python 0.3.36 sdist, vendor/llama.cpp): the model
+family is ``config.json``'s ``architectures[0]`` (without a config.json, the
+tokenizer files decide), and picks the converter's ``set_vocab``:
+
+- Llama family (``conversion/llama.py`` ``LlamaModel.set_vocab``, line 106):
+  ``add_prefix_space`` from tokenizer_config.json, then a ``tokenizer.model``
+  (``_set_vocab_sentencepiece``, base.py line 2081), else a Llama BPE
+  tokenizer.json (``_set_vocab_llama_hf``, line 2183), else GPT-2 BPE
+  (``_set_vocab_gpt2``, line 1964);
+- Qwen2/Qwen3 (``conversion/qwen.py``): SentencePiece, else GPT-2 BPE;
+- GPT-2 and the default (``TextModel.set_vocab``): GPT-2 BPE;
+- BERT (``conversion/bert.py``): WordPiece in phantom-space form;
+- Arctic and InternLM2: their own SentencePiece rules (`formats.redefinitions`).
+
+Token redefinitions (a config giving an existing id a new text) are applied in
+place and listed in the `ConversionReport`; transformers 5.24's AutoTokenizer
+appends such texts as new ids instead (e.g. 32000/32001), which polytok never
+does. Not reproduced: the CodeLlama (vocab 32016) FIM ids and the Granite
+(vocab 49152) add_bos override of ``LlamaModel.set_vocab``; the converter's
+other ``general.*`` keys (only ``general.architecture`` and ``general.name``,
+taken from gguf-py's ``Metadata.load`` as the converter does, are written).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import FormatError
+from .formats import gguf_writer
+from .formats.gguf_keys import General
+from .formats.gguf_special_vocab import SpecialVocab
+from .formats.gguf_writer import KeyValue
+from .formats.redefinitions import Redefinition, read_json_file
+from .formats.vocab_paths import keys_for
+
+__all__ = ["ConversionReport", "to_gguf", "metadata_digests", "ARCHITECTURES"]
+
+# config.json architecture -> (GGUF architecture, converter family)
+ARCHITECTURES: dict[str, tuple[str, str]] = {
+    **{a: ("llama", "llama") for a in ("LlamaForCausalLM", "LLaMAForCausalLM", "MistralForCausalLM",
+                                       "MixtralForCausalLM", "LlamaModel")},
+    "ArcticForCausalLM": ("arctic", "spm"), "InternLM2ForCausalLM": ("internlm2", "spm"),
+    "Qwen2ForCausalLM": ("qwen2", "qwen"), "Qwen2Model": ("qwen2", "qwen"),
+    "Qwen3ForCausalLM": ("qwen3", "qwen"), "Qwen3Model": ("qwen3", "qwen"),
+    "GPT2LMHeadModel": ("gpt2", "gpt2"),
+    **{a: ("bert", "bert") for a in ("BertModel", "BertForMaskedLM", "BertForSequenceClassification")},
+}
+
+
+@dataclass
+class ConversionReport:
+    """What `to_gguf` wrote."""
+
+    out_path: str
+    architecture: str
+    model: str
+    pre: str
+    chkhsh: str | None
+    n_tokens: int
+    n_merges: int
+    type_counts: dict[str, int]
+    special_ids: dict[str, int]
+    add_flags: dict[str, bool]
+    redefinitions: list[Redefinition] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The report as text lines (what ``polytok convert`` prints)."""
+        out = [f"wrote {self.out_path}", f"architecture: {self.architecture}",
+               f"tokenizer.ggml.model: {self.model}", f"tokenizer.ggml.pre: {self.pre}"
+               + (f" (chkhsh {self.chkhsh})" if self.chkhsh else ""),
+               f"tokens: {self.n_tokens}  merges: {self.n_merges}  types: "
+               + ", ".join(f"{k}={v}" for k, v in sorted(self.type_counts.items())),
+               "special ids: " + (", ".join(f"{k}={v}" for k, v in self.special_ids.items()) or "none"),
+               "add flags: " + (", ".join(f"add_{k}={v}" for k, v in self.add_flags.items()) or "none"),
+               f"redefinitions: {len(self.redefinitions)}"]
+        out += [f"  {r.id}: {r.old!r} -> {r.new!r} ({r.type}, {r.source})" for r in self.redefinitions]
+        return out
+
+
+def _hparams(folder: Path) -> dict[str, Any]:
+    path = folder / "config.json"
+    if not path.is_file():
+        return {}
+    data = read_json_file(path)
+    if not isinstance(data, dict):
+        raise FormatError("expected a JSON object", file=str(path))
+    return {**data, **data["text_config"]} if isinstance(data.get("text_config"), dict) else data
+
+
+def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str]:
+    """(HF architecture, GGUF architecture, converter family)."""
+    archs = hparams.get("architectures")
+    if isinstance(archs, list) and archs:
+        arch = str(archs[0])
+        if arch not in ARCHITECTURES:
+            raise FormatError(f"architecture {arch!r} is not one polytok convert knows (known: "
+                              + ", ".join(sorted(ARCHITECTURES)) + ")", file=str(folder / "config.json"),
+                              key="architectures")
+        return (arch, *ARCHITECTURES[arch])
+    if (folder / "tokenizer.model").is_file():
+        return "LlamaForCausalLM", "llama", "llama"
+    return "GPT2LMHeadModel", "gpt2", "gpt2"
+
+
+def _model_name(folder: Path) -> str:
+    gguf = gguf_writer.require_gguf()
+    try:
+        meta = gguf.Metadata.load(None, folder, None, 0)
+        return str(meta.name) if meta.name else folder.name
+    except Exception:  # gguf's heuristics failing must not stop a conversion
+        return folder.name
+
+
+def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str], *, pre: str | None = None,
+            base_gguf: str | os.PathLike[str] | None = None) -> ConversionReport:
+    """Write the tokenizer of a Hugging Face model folder as llama.cpp's converter would.
+
+    Args:
+        model_dir: the folder (tokenizer.json and/or tokenizer.model, tokenizer_config.json,
+            added_tokens.json, special_tokens_map.json, config.json).
+        out_path: the GGUF to write.
+        pre: the ``tokenizer.ggml.pre`` name to write instead of the one found from the
+            pre-tokenizer hash (needed when llama.cpp's table does not know the hash).
+        base_gguf: write a copy of this GGUF with its tokenizer keys replaced, instead of
+            a vocab-only file.
+
+    Returns:
+        The `ConversionReport` (every redefinition, the pre name, counts).
+
+    Raises:
+        FormatError: a file is missing or invalid, an id is out of range, or the
+            pre-tokenizer hash is unknown (the message names it) and `pre` is not given.
+        PolytokError: the ``gguf`` package (extra ``polytok[convert]``) is missing.
+    """
+    folder = Path(model_dir)
+    if not folder.is_dir():
+        raise FormatError("not a model folder", file=str(folder))
+    gguf_writer.require_gguf()
+    hparams = _hparams(folder)
+    hf_arch, arch, family = _family(folder, hparams)
+    keys, facts = keys_for(folder, family, hf_arch, hparams, pre)
+    head = [KeyValue(General.NAME, _model_name(folder), "str")]
+    gguf_writer.write_gguf(out_path, arch, head + keys, base_gguf=base_gguf)
+    counts: dict[str, int] = {}
+    for t in facts["types"]:
+        counts[t] = counts.get(t, 0) + 1
+    sv: SpecialVocab = facts["special"]
+    return ConversionReport(os.fspath(out_path), arch, facts["model"], facts["pre"], facts.get("chkhsh"),
+                            facts["n_tokens"], len(sv.merges), counts, dict(sv.ids), dict(sv.add),
+                            facts["redefinitions"], [k.key for k in keys])
+
+
+
+
+def metadata_digests(gguf_path: str | os.PathLike[str], chunk: int = 4096) -> dict[str, dict[str, Any]]:
+    """Per-key digests of a GGUF's tokenizer metadata (``tokenizer.*`` and ``general.architecture``).
+
+    Each key maps to ``{"type": [...], "sha256": ..., "value": scalar}`` and, for
+    arrays, ``"len"`` and ``"chunks"`` (the sha256 of each `chunk` elements) so a
+    difference can be located without storing the vocabulary.
+    """
+    import hashlib
+    import json
+
+    from .formats.gguf_reader import read_gguf_metadata
+
+    meta = read_gguf_metadata(gguf_path)
+    out: dict[str, dict[str, Any]] = {}
+    for key, value in meta.kv.items():
+        if not (key.startswith("tokenizer.") or key == General.ARCHITECTURE):
+            continue
+
+        def digest(v: Any) -> str:
+            return hashlib.sha256(json.dumps(v, ensure_ascii=False).encode()).hexdigest()
+
+        row: dict[str, Any] = {"type": [t.name for t in meta.types[key]], "sha256": digest(value)}
+        if isinstance(value, list):
+            row["len"] = len(value)
+            row["chunks"] = [digest(value[i:i + chunk])[:16] for i in range(0, len(value), chunk)]
+        elif not isinstance(value, str) or len(value) <= 200:
+            row["value"] = value
+        out[key] = row
+    return out
