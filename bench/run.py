@@ -176,7 +176,7 @@ def main() -> int:
     except ImportError:
         print("bench: the reference engine is missing: pip install '.[bench]'", file=sys.stderr)
         return 2
-    models = args.models or (QUICK_MODELS if args.quick else MODELS)
+    models = args.models if args.models is not None else (QUICK_MODELS if args.quick else MODELS)
     size = 200_000 if args.quick else 10**8
     texts = {c: bench_slice(c, size) for c in CORPORA}
     texts = {c: t for c, t in texts.items() if t}
