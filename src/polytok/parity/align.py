@@ -1,0 +1,128 @@
+"""The first divergence of two token sequences, aligned on the text their tokens decode to.
+
+Both sequences tokenize the same input, so after the common prefix of equal ids
+each token is placed by where its decoded text ends: the end of token ``k`` is
+the length of ``decode(ids[:k + 1])`` with a trailing incomplete character
+(U+FFFD from a cut UTF-8 sequence) not counted, as a streaming decoder would.
+The side whose end lies behind advances until both ends meet again; there the
+sequences re-synchronise and the diverging region is closed. Ends are computed
+lazily from the divergence on, so a long text costs only the region's decodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+__all__ = ["Region", "first_divergence"]
+
+_REPLACEMENT = "\ufffd"
+
+
+@dataclass
+class Region:
+    """A diverging region: ``a[a_start:a_end]`` against ``b[b_start:b_end]``.
+
+    ``text_a``/``text_b`` are what each side's region decodes to; ``start``/``end`` are
+    character offsets into side A's decoded text (``end`` is None when the sides never
+    re-synchronise).
+    """
+
+    a_start: int
+    a_end: int
+    b_start: int
+    b_end: int
+    text_a: str
+    text_b: str
+    start: int
+    end: int | None
+
+
+class _Ends:
+    """Lazy end offsets of each token of one side, in decoded characters."""
+
+    def __init__(self, ids: list[int], decode: Callable[[list[int]], str], first: int) -> None:
+        self.ids = ids
+        self.decode = decode
+        self.texts: dict[int, str] = {}
+        self.first = first
+
+    def prefix(self, k: int) -> str:
+        """The decoded text of ``ids[:k]`` (a trailing U+FFFD of a cut character dropped)."""
+        if k not in self.texts:
+            text = self.decode(self.ids[:k]) if k > 0 else ""
+            if k < len(self.ids):
+                text = text.rstrip(_REPLACEMENT)
+            self.texts[k] = text
+        return self.texts[k]
+
+    def end(self, k: int) -> int:
+        return len(self.prefix(k + 1))
+
+
+def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]], str],
+                     decode_b: Callable[[list[int]], str], special_a: frozenset[int] = frozenset(),
+                     special_b: frozenset[int] = frozenset(), limit: int = 512) -> Region | None:
+    """The first region where `a` and `b` differ, or None when they are equal.
+
+    Args:
+        a, b: the ids of each side.
+        decode_a, decode_b: each side's decode (ids → text, special tokens kept).
+        special_a, special_b: each side's special ids: a run of them that one side
+            has and the other lacks (a BOS, an EOS) is a region of its own, since
+            their decoded text would never re-synchronise.
+        limit: give up re-synchronising after this many tokens past the divergence.
+    """
+    i = 0
+    n = min(len(a), len(b))
+    while i < n and a[i] == b[i]:
+        i += 1
+    if i == len(a) == len(b):
+        return None
+    ends_a, ends_b = _Ends(a, decode_a, i), _Ends(b, decode_b, i)
+    base_a, base_b = len(ends_a.prefix(i)), len(ends_b.prefix(i))
+    inserted = _inserted(a, b, i, special_a, special_b)
+    if inserted is not None:
+        ja, kb = inserted
+        return Region(i, ja, i, kb, ends_a.prefix(ja)[base_a:], ends_b.prefix(kb)[base_b:], base_a, base_a)
+    j, k = i, i
+    synced: tuple[int, int] | None = None
+    while j < len(a) and k < len(b) and (j - i) + (k - i) < 2 * limit:
+        ea, eb = ends_a.end(j) - base_a, ends_b.end(k) - base_b
+        if ea == eb and ea > 0:
+            synced = (j + 1, k + 1)
+            break
+        if ea <= eb:
+            j += 1
+        else:
+            k += 1
+    a_end, b_end = synced if synced is not None else (len(a), len(b))
+    text_a = ends_a.prefix(a_end)[base_a:] if synced else decode_a(a)[base_a:]
+    text_b = ends_b.prefix(b_end)[base_b:] if synced else decode_b(b)[base_b:]
+    end = base_a + len(text_a) if synced else None
+    return Region(i, a_end, i, b_end, text_a, text_b, base_a, end)
+
+
+def _inserted(a: list[int], b: list[int], i: int, special_a: frozenset[int],
+              special_b: frozenset[int]) -> tuple[int, int] | None:
+    """Where a run of special ids present on one side only ends, as (a_end, b_end)."""
+    j = i
+    while j < len(a) and a[j] in special_a:
+        j += 1
+    if j > i and a[j:j + 1] == b[i:i + 1]:
+        return j, i
+    if j > i and _plain_start(b, i, special_b):
+        return i + 1, i
+    k = i
+    while k < len(b) and b[k] in special_b:
+        k += 1
+    if k > i and b[k:k + 1] == a[i:i + 1]:
+        return i, k
+    if k > i and _plain_start(a, i, special_a):
+        return i, i + 1
+    return None
+
+
+def _plain_start(ids: list[int], i: int, special: frozenset[int]) -> bool:
+    """At the very start, the other side begins with an ordinary token: the specials were added before it."""
+    return i == 0 and bool(ids) and ids[0] not in special

@@ -1,0 +1,160 @@
+"""The catalogue of known reasons why two tokenizers diverge: each a detector and a sentence.
+
+A detector looks at one divergence (`Case`: both sides, the text, the aligned
+region, the ids on each side) and says whether its reason explains it. Every
+reason that matches is reported, in catalogue order. The sentences name the
+rule and where each engine keeps it; the measurements behind them are in
+tests/compare/.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable
+
+from .align import Region
+from .engines import Side
+
+__all__ = ["Case", "Reason", "REASONS", "reasons_for"]
+
+
+@dataclass
+class Case:
+    """One divergence, as the detectors see it."""
+
+    text: str
+    a: Side
+    b: Side
+    region: Region
+    ids_a: list[int]
+    ids_b: list[int]
+
+    @property
+    def left(self) -> list[int]:
+        return self.ids_a[self.region.a_start:self.region.a_end]
+
+    @property
+    def right(self) -> list[int]:
+        return self.ids_b[self.region.b_start:self.region.b_end]
+
+
+@dataclass(frozen=True)
+class Reason:
+    name: str
+    sentence: str
+    detect: Callable[[Case], bool]
+
+
+def _spm_space_runs(case: Case) -> bool:
+    kinds = {_kind(case.a), _kind(case.b)}
+    if kinds != {"tokenizer.json", "sentencepiece"}:
+        return False
+    region = case.region.text_a + case.region.text_b
+    pieces = [case.a.piece(i) for i in case.left] + [case.b.piece(i) for i in case.right]
+    return "  " in region or any("\u2581\u2581" in p for p in pieces) or \
+        (case.region.text_a == case.region.text_b and " " in region and "  " in case.text)
+
+
+def _kind(side: Side) -> str:
+    """tokenizer.json (HF BPE merges) or sentencepiece (scores), whoever runs it."""
+    if side.format == "tokenizer.json":
+        return "tokenizer.json"
+    if side.format == "sentencepiece":
+        return "sentencepiece"
+    return side.format
+
+
+def _added_only_one_side(case: Case) -> bool:
+    left, right = case.left, case.right
+    return (not left and bool(right) and set(right) <= case.b.special) or \
+        (not right and bool(left) and set(left) <= case.a.special)
+
+
+def _marker_parsed_one_side(case: Case) -> bool:
+    left, right = case.left, case.right
+    for one, side, other in ((left, case.a, right), (right, case.b, left)):
+        markers = [side.piece(i) for i in one if i in side.special or _added(side, i)]
+        if markers and len(other) > len(one) and any(m and m in case.text for m in markers):
+            return True
+    return False
+
+
+def _added(side: Side, id_: int) -> bool:
+    return side.base_size is not None and id_ >= side.base_size and side.engine == "polytok"
+
+
+def _redefined_appended(case: Case) -> bool:
+    for high, side, low, other in ((case.left, case.a, case.right, case.b), (case.right, case.b, case.left, case.a)):
+        base = other.base_size
+        if base is None or not high or not low:
+            continue
+        beyond = [i for i in high if i >= base]
+        if beyond and all(i < base for i in low) and \
+                {side.piece(i) for i in beyond} & {other.piece(i) for i in low}:
+            return True
+    return False
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def _unicode_normalization(case: Case) -> bool:
+    ta, tb = case.region.text_a, case.region.text_b
+    if ta == tb:
+        return unicodedata.normalize("NFC", case.text) != case.text and \
+            any(unicodedata.combining(c) or ord(c) >= 0xAC00 for c in case.text)
+    return _fold(ta).strip() == _fold(tb).strip() or \
+        unicodedata.normalize("NFC", ta) == unicodedata.normalize("NFC", tb)
+
+
+def _unknown(case: Case) -> bool:
+    return (case.a.unk_id is not None and case.a.unk_id in case.left) or \
+        (case.b.unk_id is not None and case.b.unk_id in case.right)
+
+
+def _control_chars(case: Case) -> bool:
+    region = case.region.text_a + case.region.text_b + case.text
+    return any(unicodedata.category(c) == "Cc" and c not in "\t\n\r " for c in region)
+
+
+REASONS: tuple[Reason, ...] = (
+    Reason("spm-space-runs",
+           "runs of spaces: a tokenizer.json converted from a SentencePiece BPE model merges by its merge list "
+           "(HF BPE ranks: '▁▁' before '▁world'), sentencepiece picks the best-scoring piece, so a run of "
+           "spaces before a word splits differently (transformers' converter vs sentencepiece bpe_model.cc)",
+           _spm_space_runs),
+    Reason("redefined-token-appended",
+           "a token redefinition: one side gives the marker a new id beyond the base model's rows (transformers' "
+           "AutoTokenizer appends redefined added tokens), the other maps it to the redefined base id the "
+           "fine-tune trained (llama.cpp's converter, polytok)",
+           _redefined_appended),
+    Reason("special-added-one-side",
+           "special tokens (BOS/EOS) added on one side only: the files disagree on add_bos/add_eos or the "
+           "post-processor, or the two sides run in different add_special modes",
+           _added_only_one_side),
+    Reason("marker-parsed-one-side",
+           "a special-token marker in the text is one token on one side and plain text on the other: a "
+           "different special mode, or an HF added token with special=false (HF matches it even with "
+           "encode_special_tokens) that llama.cpp reads as text without parse_special",
+           _marker_parsed_one_side),
+    Reason("unicode-normalization",
+           "Unicode normalization on one side only (NFC/NFKC/NFD, accent stripping, lowercasing): the same "
+           "characters reach the model in different forms",
+           _unicode_normalization),
+    Reason("unknown-token",
+           "a character the vocabulary lacks: one side emits the unknown token where the other falls back "
+           "to bytes or splits differently",
+           _unknown),
+    Reason("control-characters",
+           "control characters (\\x0b, \\x0c, …): one side drops them or takes them for whitespace "
+           "(HF BertNormalizer clean_text), the other keeps them",
+           _control_chars),
+)
+
+
+def reasons_for(case: Case) -> list[Reason]:
+    """The catalogue's reasons that explain `case` (maybe none)."""
+    return [r for r in REASONS if r.detect(case)]
