@@ -70,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     chat.add_argument("--generation-prompt", action="store_true", help="end with an assistant turn's header")
     chat.add_argument("--template", default=None, help="the name of one of the file's named templates")
     loading(chat)
+    from .cli_compare import add_parsers
+    _COMMANDS.update(add_parsers(sub, loading, modes))
     return p
 
 
