@@ -14,7 +14,9 @@ from .errors import EncodeError as EncodeError
 from .errors import FormatError as FormatError
 from .errors import PolytokError as PolytokError
 from .errors import StateTokenError as StateTokenError
+from .explain import explain as explain
 from .formats import load as load
+from .parity import compare as compare
 from .special import AddedToken as AddedToken
 from .special import SpecialTokens as SpecialTokens
 from .state_tokens import insert_state_tokens as insert_state_tokens
@@ -27,5 +29,5 @@ __version__ = "0.1.0"
 __all__ = [
     "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
     "PolytokError", "FormatError", "EncodeError", "DecodeError",
-    "insert_state_tokens", "StateTokenError", "ChatTemplateError",
+    "insert_state_tokens", "StateTokenError", "ChatTemplateError", "explain", "compare",
 ]
