@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     loading(chat)
     from .cli_compare import add_parsers
     _COMMANDS.update(add_parsers(sub, loading, modes))
+    from .cli_convert import add_parser
+    _COMMANDS.update(add_parser(sub))
     return p
 
 
