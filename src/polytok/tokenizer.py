@@ -189,21 +189,43 @@ class Tokenizer:
         return self._finish_ids(ids_a, ids_b, add_special)
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
-                     special: SpecialTokens | str | None = None) -> list[list[int]]:
-        """`encode` of each text; padding (if configured) goes to the longest of the batch."""
-        out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+                     special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
+        """`encode` of each text; padding (if configured) goes to the longest of the batch.
+
+        Args:
+            texts: the inputs.
+            add_special: as for `encode`.
+            special: as for `encode`.
+            workers: processes to share the work (`polytok.parallel`); None (default)
+                uses every core for batches of at least `parallel.MIN_CHARS` characters,
+                1 encodes in this process. The ids are the same either way.
+        """
+        from . import parallel
+
+        if workers is None:
+            big = len(texts) > 1 and sum(len(t) for t in texts) >= parallel.MIN_CHARS
+            workers = parallel.available_workers() if big else 1
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, not {workers}")
+        if workers > 1 and len(texts) > 1 and parallel.can_fork():
+            out = parallel.encode_in_pool(self, texts, add_special=add_special, special=special,
+                                          workers=min(workers, len(texts)))
+        else:
+            out = [self.encode(t, add_special=add_special, special=special) for t in texts]
         if self.padding is not None:
             target = self.padding.target([len(ids) for ids in out])
             out = [self._pad_ids(ids, target) for ids in out]
         return out
 
     def _sequence_ids(self, text: TextInput, parse: bool) -> list[int]:
-        if isinstance(text, list):
+        if isinstance(text, str):
+            return self._text_ids(text, parse)
+        if isinstance(text, list) and all(isinstance(word, str) for word in text):
             out: list[int] = []
             for word in text:
                 out.extend(self._text_ids(word, parse))
             return out
-        return self._text_ids(text, parse)
+        raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
 
     def _text_ids(self, text: str, parse: bool) -> list[int]:
         out: list[int] = []
@@ -318,9 +340,11 @@ class Tokenizer:
         return final
 
     def _sequence_encoding(self, text: TextInput, parse: bool, type_id: int) -> Encoding:
-        if isinstance(text, list):
+        if isinstance(text, str):
+            return self._text_encoding(text, parse, type_id, None)
+        if isinstance(text, list) and all(isinstance(word, str) for word in text):
             return concat([self._text_encoding(word, parse, type_id, i) for i, word in enumerate(text)])
-        return self._text_encoding(text, parse, type_id, None)
+        raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
 
     def _aligned_splits(self, text: str, parse: bool) -> list[tuple[NormalizedString, int | None]]:
         """Added-token passes and normalization, keeping alignments (HF ``extract_and_normalize``)."""

@@ -1,0 +1,70 @@
+"""encode_batch over a process pool (polytok.parallel): the same ids as the reference's batch call."""
+
+from __future__ import annotations
+
+import pytest
+
+import polytok
+from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
+from polytok import parallel
+
+tokenizers = pytest.importorskip("tokenizers")
+pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here: batches stay serial")
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama2"])
+def test_pool_ids_equal_tokenizers_encode_batch(name):
+    path = fixture_path(name, HF_JSON_FIXTURES[name])
+    texts = list(edge_texts()) + [line for line in bench_slice("bench_multi", 40_000).split("\n") if line]
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=True)]
+    tok = polytok.load(path)
+    assert tok.encode_batch(texts, workers=2) == expected
+    assert tok.encode_batch(texts, workers=1) == expected
+
+
+def test_padding_applies_to_the_whole_batch():
+    path = fixture_path("gpt2", HF_JSON_FIXTURES["gpt2"])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.enable_padding(pad_id=50256, pad_token="<|endoftext|>")
+    texts = ["a", "a much longer text than the first", "mid sized one"] * 4
+    tok = polytok.load(path)
+    tok.padding = polytok.Padding(pad_id=50256, pad_token="<|endoftext|>")
+    assert tok.encode_batch(texts, workers=3) == [e.ids for e in ref.encode_batch(texts)]
+
+
+def test_an_error_in_a_worker_is_raised_as_this_process_raises_it():
+    tok = polytok.load("gpt2")
+    texts = ["fine"] * 10 + [None] + ["fine"] * 10  # HF raises TypeError too
+    with pytest.raises(Exception) as serial:
+        tok.encode_batch(texts, workers=1)
+    with pytest.raises(type(serial.value)):
+        tok.encode_batch(texts, workers=2)
+
+
+def test_workers_must_be_positive():
+    with pytest.raises(ValueError, match="workers"):
+        polytok.load("gpt2").encode_batch(["a"], workers=0)
+
+
+@pytest.mark.parametrize("sizes", [[], [5], [1] * 10, [100, 1, 1, 1, 100], [0, 0, 0], list(range(50))])
+@pytest.mark.parametrize("parts", [1, 2, 3, 8])
+def test_spans_cover_the_batch_in_order(sizes, parts):
+    spans = parallel._spans(sizes, parts)
+    covered = [i for start, end in spans for i in range(start, end)]
+    assert covered == list(range(len(sizes)))
+    assert all(end > start for start, end in spans)
+
+
+@pytest.mark.parametrize("bad", [None, 5, b"bytes", ["a", 1]])
+def test_a_text_that_is_not_text_is_a_type_error_as_in_tokenizers(bad):
+    import gzip
+
+    ref = tokenizers.Tokenizer.from_str(gzip.decompress(polytok.formats.BUILTIN["gpt2"].read_bytes()).decode())
+    with pytest.raises(TypeError):
+        ref.encode(bad)
+    tok = polytok.load("gpt2")
+    with pytest.raises(TypeError, match="expected a str or a list of str"):
+        tok.encode(bad)
+    with pytest.raises(TypeError, match="expected a str or a list of str"):
+        tok.encode_full(bad)
