@@ -1,0 +1,173 @@
+"""Token redefinitions (Arctic / InternLM2 style), the pre-tokenizer hash, and conversion errors.
+
+The redefined ids come from sentencepiece run live on the folder's
+tokenizer.model (the id of the piece the config renames) and from llama.cpp's
+goldens (tests/golden/convert, tools/gen_convert_goldens.py); never from polytok.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import polytok
+from polytok.errors import FormatError
+
+spm = pytest.importorskip("sentencepiece")
+
+SYNTHETIC = Path(__file__).resolve().parents[1] / "data" / "convert"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "convert"
+ARCTIC = {"<|im_start|>": "弘", "<|im_end|>": "给"}
+INTERN = {"<|plugin|>": "[UNUSED_TOKEN_141]", "<|interpreter|>": "[UNUSED_TOKEN_142]",
+          "<|action_end|>": "[UNUSED_TOKEN_143]", "<|action_start|>": "[UNUSED_TOKEN_144]",
+          "<|im_end|>": "[UNUSED_TOKEN_145]", "<|im_start|>": "[UNUSED_TOKEN_146]"}
+
+
+def base_ids(folder: str, renames: dict[str, str]) -> dict[str, int]:
+    sp = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / folder / "tokenizer.model"))
+    return {new: sp.piece_to_id(old) for new, old in renames.items()}
+
+
+@pytest.mark.parametrize("folder, renames", [("arctic", ARCTIC), ("internlm2", INTERN), ("llama-redefined", ARCTIC)])
+def test_load_folder_gives_the_redefined_base_id(folder, renames):
+    tok = polytok.load(SYNTHETIC / folder)
+    size = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / folder / "tokenizer.model")).get_piece_size()
+    for new, id_ in base_ids(folder, renames).items():
+        assert tok.encode(new, special="parse") == [id_], new
+        assert tok.token_to_id(new) == id_
+        assert id_ < size
+    assert len(tok) == size  # nothing appended
+
+
+@pytest.mark.parametrize("folder, renames", [("arctic", ARCTIC), ("internlm2", INTERN)])
+def test_converted_gguf_has_the_new_text_at_the_base_id(folder, renames, tmp_path):
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+
+    report = to_gguf(SYNTHETIC / folder, tmp_path / "out.gguf")
+    expected = base_ids(folder, renames)
+    assert {r.new: r.id for r in report.redefinitions} == expected
+    assert {r.new: r.old for r in report.redefinitions} == renames
+    assert all(r.type == "CONTROL" for r in report.redefinitions)
+    tok = polytok.load(tmp_path / "out.gguf")
+    for new, id_ in expected.items():
+        assert tok.encode(new, add_special=False, special="parse") == [id_]
+        assert tok.id_to_token(id_) == new
+
+
+def test_llama_cpp_golden_ids_for_the_redefined_text():
+    # llama.cpp on its own converter's GGUF of the Arctic folder: <|im_start|> is the base id of 弘
+    with gzip.open(GOLDEN / "arctic.jsonl.gz", "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f][1:]
+    row = next(r for r in rows if r["text"] == "<|im_start|>" and r["parse_special"] and not r["add_special"])
+    assert row["ids"] == [base_ids("arctic", ARCTIC)["<|im_start|>"]]
+    tok = polytok.load(SYNTHETIC / "arctic")
+    assert tok.encode("<|im_start|>", add_special=False, special="parse") == row["ids"]
+
+
+def test_internlm2_eos_becomes_im_end():
+    tok = polytok.load(SYNTHETIC / "internlm2")
+    assert tok.special_ids["eos"] == base_ids("internlm2", INTERN)["<|im_end|>"]
+
+
+def test_lone_model_file_loads_as_sentencepiece():
+    path = SYNTHETIC / "arctic" / "tokenizer.model"
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    tok = polytok.load(path)
+    for text in ("<|im_start|>弘 给", "弘扬 给你"):
+        assert tok.encode(text) == sp.encode(text)
+
+
+def _folder(tmp_path: Path, src: str = "arctic") -> Path:
+    folder = tmp_path / src
+    shutil.copytree(SYNTHETIC / src, folder)
+    return folder
+
+
+def test_redefinition_out_of_range_names_file_and_key(tmp_path):
+    folder = _folder(tmp_path)
+    config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    config["added_tokens_decoder"]["99999"] = {"content": "<|x|>", "special": True}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        polytok.load(folder)
+    assert err.value.file.endswith("tokenizer_config.json") and err.value.key == "added_tokens_decoder.99999"
+
+
+def test_bad_json_names_the_file(tmp_path):
+    folder = _folder(tmp_path)
+    (folder / "tokenizer_config.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        polytok.load(folder)
+    assert err.value.file.endswith("tokenizer_config.json")
+
+
+def test_convert_errors(tmp_path):
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+
+    with pytest.raises(FormatError) as err:
+        to_gguf(tmp_path / "missing", tmp_path / "o.gguf")
+    assert err.value.file.endswith("missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FormatError):
+        to_gguf(empty, tmp_path / "o.gguf")
+    folder = _folder(tmp_path)
+    (folder / "config.json").write_text('{"architectures": ["NoSuchModel"]}', encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        to_gguf(folder, tmp_path / "o.gguf")
+    assert err.value.key == "architectures" and "NoSuchModel" in str(err.value)
+    (folder / "config.json").write_text("[1,", encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        to_gguf(folder, tmp_path / "o.gguf")
+    assert err.value.file.endswith("config.json")
+
+
+def _gpt2_folder(tmp_path: Path, add_prefix_space: bool) -> Path:
+    """The builtin GPT-2 tokenizer.json, its pre-tokenizer changed or not."""
+    data = json.loads(gzip.decompress((Path(polytok.__file__).parent / "data" / "gpt2.json.gz").read_bytes()))
+    data["pre_tokenizer"]["add_prefix_space"] = add_prefix_space
+    folder = tmp_path / f"gpt2-{add_prefix_space}"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    (folder / "config.json").write_text('{"architectures": ["GPT2LMHeadModel"]}', encoding="utf-8")
+    return folder
+
+
+def test_pre_hash_known_and_unknown(tmp_path):
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+    from polytok.formats.hf_gguf_vocab import pre_hash
+    from polytok.formats.hf_json import read_model_folder
+
+    known = to_gguf(_gpt2_folder(tmp_path, False), tmp_path / "a.gguf")
+    assert known.pre == "gpt-2"
+    odd = _gpt2_folder(tmp_path, True)
+    chkhsh = pre_hash(read_model_folder(odd))
+    with pytest.raises(FormatError) as err:
+        to_gguf(odd, tmp_path / "b.gguf")
+    assert chkhsh in str(err.value)
+    report = to_gguf(odd, tmp_path / "b.gguf", pre="gpt-2")
+    assert report.pre == "gpt-2" and report.chkhsh == chkhsh
+    assert polytok.load(tmp_path / "b.gguf").metadata is not None
+
+
+def test_cli_convert_prints_the_report(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from polytok.cli import main
+
+    assert main(["convert", str(SYNTHETIC / "arctic"), str(tmp_path / "a.gguf")]) == 0
+    out = capsys.readouterr().out
+    ids = base_ids("arctic", ARCTIC)
+    assert f"{ids['<|im_start|>']}: '弘' -> '<|im_start|>' (CONTROL" in out
+    assert "redefinitions: 2" in out and "tokenizer.ggml.pre: default" in out
+    odd = _gpt2_folder(tmp_path, True)
+    assert main(["convert", str(odd), str(tmp_path / "b.gguf")]) == 1
+    assert "is not in llama.cpp's table" in capsys.readouterr().err
+    assert main(["convert", str(odd), str(tmp_path / "b.gguf"), "--pre", "gpt-2"]) == 0
+    assert "tokenizer.ggml.pre: gpt-2 (chkhsh" in capsys.readouterr().out
