@@ -1,219 +1,134 @@
-"""Throughput and load time of polytok side by side with the reference engines, as ratios.
+"""Throughput, load time and memory of polytok side by side with the reference engines, as ratios.
 
-    python bench/run.py            # every tokenizer.json model below, all three corpora
-    python bench/run.py --quick    # about a minute: fewer models, 200 kB slices
+    python bench/run.py            # every row below, the three whole corpora
+    python bench/run.py --quick    # one to two minutes: seven rows, 100 kB slices
+    python bench/run.py --rows gpt2 llama-spm --corpora bench_en
 
-GGUF rows compare with llama.cpp through llama-cpp-python 0.3.36 when it is
-installed (``pip install llama-cpp-python==0.3.36`` compiles llama.cpp),
-encoding with add_special=False and special markers as text (llama.cpp's
-parse_special=false). SentencePiece (.model), tiktoken and tekken rows compare
-with sentencepiece, tiktoken and mistral-common when installed (the ``bench``
-extra), each with its plain call: ``encode(t)``, ``encode_ordinary(t)``,
-``encode(t, bos=False, eos=False)``.
+One row per tokenizer file, for every model type and format (see `engines.ROWS`):
+byte-level BPE, SentencePiece-style BPE, Unigram and WordPiece as tokenizer.json,
+GGUF (llama.cpp through llama-cpp-python 0.3.36, when installed), SentencePiece
+``.model``, tiktoken and tekken files. Each engine is called as its users call it
+(`engines`); engines that are not installed are skipped, saying so.
 
-For each model: load time (polytok, reference), then for each corpus the
-encode throughput in MB/s of one long string, cold (the first encode after
-load) and warm (the same text again, caches filled), and the ratio
-polytok / reference (above 1.0: polytok is faster). Results go to stdout as
-a table and to bench/results/<date>.json. Parity is not checked here (the
-tests do that); ids are compared only as a sanity check and a mismatch is
-flagged in the table.
+Every number comes from a fresh process (`worker.py`) per engine, row, corpus and
+shape: load, the first encode after the load (cold) and the same input again
+(warm), for the corpus as one string and for its lines as one batch (the
+reference's batch call, polytok's ``encode_batch``: both may use every core),
+and the peak memory above the process's size before the load. The table gives
+MB/s as polytok / reference with their ratio (above 1.0: polytok is faster; for
+load time, the reference's time over polytok's). Results also go to
+bench/results/<date>.json. Parity is the tests' job; here the ids' digests are
+compared only as a sanity check, and a mismatch is flagged.
 """
+
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import json
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+from engines import ENGINE_MODULE, QUICK, ROWS, Row, engine_version
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "src"))
-
-import pytest  # noqa: E402  (fixtures skip shared-only files with pytest.skip)
-
-import polytok  # noqa: E402
-from fixtures import HF_JSON_FIXTURES, bench_slice, fixture_path, gguf_vocab_path  # noqa: E402
-
-MODELS = ["gpt2", "llama3", "qwen3", "llama2", "gemma3", "bert-base-uncased", "albert-base-v2-tf5",
-          "roberta-base", "mistral-v3-hf-converted"]
-QUICK_MODELS = ["gpt2", "llama3", "llama2", "bert-base-uncased"]
 CORPORA = ["bench_en", "bench_code", "bench_multi"]
-GGUF_MODELS = ["llama-bpe", "llama-spm", "qwen2", "gemma-4", "bert-bge"]
-QUICK_GGUF = ["llama-bpe", "llama-spm"]
-SPM_FILES = {"spm-mistral-v1": "tokenizer.model", "spm-botchan-unigram-1000": "spm.model",
-             "spm-kyoto-ja-unigram-8000": "spm.model", "spm-bpemb-en-100k": "spm.model"}
-TIKTOKEN_FILES = {"llama3-tiktoken": "tokenizer.model", "cl100k_base-tiktoken": "cl100k_base.tiktoken",
-                  "whisper-gpt2-tiktoken": "gpt2.tiktoken"}
-TEKKEN_MODELS = ["tekken-240718"]
-QUICK_SPM, QUICK_TIKTOKEN = ["spm-mistral-v1"], ["llama3-tiktoken"]
+SHAPES = ["string", "lines"]
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
+def measure(engine: str, row: Row, corpus: str, shape: str, size: int) -> dict:
+    worker = Path(__file__).resolve().parent / "worker.py"
+    done = subprocess.run([sys.executable, str(worker), engine, row.name, corpus, shape, str(size)],
+                          capture_output=True, text=True, timeout=3600)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        return {"skipped": f"worker failed: {done.stderr.strip().splitlines()[-1:] or done.returncode}"}
+    return json.loads(lines[-1])
 
 
-def _row(label: str, engine: str, ref_load, ref_encode, our_load, texts: dict[str, str]) -> dict:
-    """One model: load both, then per corpus the cold and warm encode of one long string.
-
-    ``ref_encode(ref, text)`` returns the reference's ids; polytok encodes with
-    add_special=False and special markers as text, the reference's plain call.
-    """
-    ref, ref_s = _timed(ref_load)
-    ours, our_s = _timed(our_load)
-    row = {"model": label, "engine": engine, "load_s": {"polytok": our_s, "reference": ref_s}, "corpora": {}}
-    for corpus, text in texts.items():
-        mb = len(text.encode("utf-8")) / 1e6
-        ref_ids, ref_cold = _timed(lambda: list(ref_encode(ref, text)))
-        _, ref_warm = _timed(lambda: ref_encode(ref, text))
-        our_ids, our_cold = _timed(lambda: ours.encode(text, add_special=False, special="text"))
-        _, our_warm = _timed(lambda: ours.encode(text, add_special=False, special="text"))
-        row["corpora"][corpus] = {
-            "mb": mb, "same_ids": ref_ids == our_ids,
-            "cold_mb_s": {"polytok": mb / our_cold, "reference": mb / ref_cold},
-            "warm_mb_s": {"polytok": mb / our_warm, "reference": mb / ref_warm},
-        }
-    return row
-
-
-def bench_model(name: str, texts: dict[str, str]) -> dict:
-    """polytok vs HF tokenizers on a tokenizer.json: ``encode(t, add_special_tokens=False)``.
-
-    Markers are parsed on the reference side (its default); the bench texts hold none.
-    """
-    import tokenizers
-
-    path = fixture_path(name, HF_JSON_FIXTURES[name])
-    return _row(name, f"tokenizers {tokenizers.__version__}", lambda: tokenizers.Tokenizer.from_file(str(path)),
-                lambda ref, t: ref.encode(t, add_special_tokens=False).ids, lambda: polytok.load(path), texts)
+def bench_row(row: Row, corpora: list[str], size: int) -> dict:
+    """Every measurement of one row, and its summary."""
+    results = {}
+    for corpus in corpora:
+        for shape in SHAPES:
+            for engine in ("polytok", "reference"):
+                results[corpus, shape, engine] = measure(engine, row, corpus, shape, size)
+    skipped = [r["skipped"] for r in results.values() if "skipped" in r]
+    out: dict = {"row": row.name, "label": row.label, "format": row.kind, "model_type": row.model_type,
+                 "reference": engine_version(row.kind), "measurements": [dict(r) for r in results.values()]}
+    if skipped:
+        out["skipped"] = skipped[0]
+        return out
+    for engine in ("polytok", "reference"):
+        mine = [r for (_, _, e), r in results.items() if e == engine]
+        out.setdefault("load_s", {})[engine] = statistics.median(r["load_s"] for r in mine)
+        out.setdefault("peak_mb", {})[engine] = max(max(r["peak_mb"], r["child_peak_mb"]) for r in mine)
+    out["corpora"] = {}
+    for corpus in corpora:
+        entry: dict = {}
+        for shape in SHAPES:
+            ours, ref = results[corpus, shape, "polytok"], results[corpus, shape, "reference"]
+            entry[shape] = {"mb": ours["mb"], "same_ids": ours["ids"] == ref["ids"],
+                            "cold_mb_s": {"polytok": ours["mb"] / ours["cold_s"], "reference": ref["mb"] / ref["cold_s"]},
+                            "warm_mb_s": {"polytok": ours["mb"] / ours["warm_s"], "reference": ref["mb"] / ref["warm_s"]}}
+        out["corpora"][corpus] = entry
+    return out
 
 
-def bench_gguf(name: str, texts: dict[str, str]) -> dict:
-    """polytok vs llama.cpp (llama-cpp-python, vocab only): llama_tokenize(add_special=False, parse_special=False)."""
-    import llama_cpp
-
-    path = gguf_vocab_path(name)
-    return _row(f"{name}.gguf", f"llama-cpp-python {llama_cpp.__version__}",
-                lambda: llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False),
-                lambda ref, t: ref.tokenize(t.encode("utf-8"), add_bos=False, special=False),
-                lambda: polytok.load(path), texts)
-
-
-def bench_sentencepiece(name: str, texts: dict[str, str]) -> dict:
-    """polytok vs sentencepiece on a .model: ``SentencePieceProcessor.encode(t)``."""
-    import sentencepiece
-
-    path = fixture_path(name, SPM_FILES[name])
-    return _row(f"{name} (.model)", f"sentencepiece {sentencepiece.__version__}",
-                lambda: sentencepiece.SentencePieceProcessor(model_file=str(path)),
-                lambda ref, t: ref.encode(t), lambda: polytok.load(path), texts)
-
-
-def bench_tiktoken(name: str, texts: dict[str, str]) -> dict:
-    """polytok vs tiktoken on a rank file: ``Encoding.encode_ordinary(t)``.
-
-    The reference's load is `load_tiktoken_bpe` plus building the `Encoding`
-    with the pattern polytok recognises for the file (tiktoken_ext's own).
-    """
-    import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
-
-    path = fixture_path(name, TIKTOKEN_FILES[name])
-    pattern = polytok.load(path).metadata["pattern"]
-
-    def ref_load():
-        ranks = load_tiktoken_bpe(str(path))
-        return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
-
-    return _row(f"{name} (.tiktoken)", f"tiktoken {tiktoken.__version__}", ref_load,
-                lambda ref, t: ref.encode_ordinary(t), lambda: polytok.load(path), texts)
-
-
-def bench_tekken(name: str, texts: dict[str, str]) -> dict:
-    """polytok vs mistral-common's Tekkenizer: ``encode(t, bos=False, eos=False)``."""
-    import mistral_common
-    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
-
-    path = fixture_path(name, "tekken.json")
-    return _row(f"{name} (tekken)", f"mistral-common {mistral_common.__version__}",
-                lambda: Tekkenizer.from_file(str(path)), lambda ref, t: ref.encode(t, bos=False, eos=False),
-                lambda: polytok.load(path), texts)
+def _cell(d: dict) -> str:
+    return f"{d['polytok']:.2f} / {d['reference']:.2f} ({d['polytok'] / d['reference']:.2f}×)"
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | load polytok / reference (s) | corpus | cold MB/s polytok / reference (ratio) "
-             "| warm MB/s polytok / reference (ratio) | ids |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| model | type | load s polytok / reference | peak MB polytok / reference | corpus "
+             "| string cold MB/s | string warm MB/s | lines cold MB/s | lines warm MB/s | ids |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        load = {k.replace("tokenizers", "reference"): v for k, v in row["load_s"].items()}
-        for corpus, c in row["corpora"].items():
-            cold, warm = c["cold_mb_s"], c["warm_mb_s"]
-            cold, warm = ({k.replace("tokenizers", "reference"): v for k, v in d.items()} for d in (cold, warm))
-            lines.append(
-                f"| {row['model']} | {load['polytok']:.2f} / {load['reference']:.2f} | {corpus} "
-                f"| {cold['polytok']:.2f} / {cold['reference']:.2f} ({cold['polytok'] / cold['reference']:.2f}×) "
-                f"| {warm['polytok']:.2f} / {warm['reference']:.2f} ({warm['polytok'] / warm['reference']:.2f}×) "
-                f"| {'same' if c['same_ids'] else 'DIFFER'} |")
+        if "skipped" in row:
+            lines.append(f"| {row['label']} | {row['model_type']} | skipped: {row['skipped'][:80]} |||||||")
+            continue
+        load, peak = row["load_s"], row["peak_mb"]
+        head = (f"| {row['label']} | {row['model_type']} | {load['polytok']:.2f} / {load['reference']:.2f} "
+                f"({load['reference'] / load['polytok']:.2f}×) | {peak['polytok']:.0f} / {peak['reference']:.0f}")
+        for corpus, entry in row["corpora"].items():
+            same = all(entry[s]["same_ids"] for s in SHAPES)
+            lines.append(f"{head} | {corpus} | {_cell(entry['string']['cold_mb_s'])} "
+                         f"| {_cell(entry['string']['warm_mb_s'])} | {_cell(entry['lines']['cold_mb_s'])} "
+                         f"| {_cell(entry['lines']['warm_mb_s'])} | {'same' if same else 'DIFFER'} |")
     return "\n".join(lines)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer models, 200 kB slices")
-    ap.add_argument("--models", nargs="*", help="tokenizer.json fixture names")
-    ap.add_argument("--gguf", nargs="*", help="ggml-vocab names (llama.cpp rows; needs llama-cpp-python)")
-    ap.add_argument("--spm", nargs="*", help=".model fixture names (sentencepiece rows)")
-    ap.add_argument("--tiktoken", nargs="*", help="rank-file fixture names (tiktoken rows)")
-    ap.add_argument("--tekken", nargs="*", help="tekken fixture names (mistral-common rows)")
+    ap.add_argument("--quick", action="store_true", help="seven rows, 100 kB slices")
+    ap.add_argument("--rows", nargs="*", help="row names (default: all, or the quick ones)")
+    ap.add_argument("--corpora", nargs="*", choices=CORPORA, help="default: all three")
+    ap.add_argument("--size", type=int, help="characters per corpus (default: whole, 100 kB with --quick)")
     args = ap.parse_args()
-    try:
-        import tokenizers
-    except ImportError:
-        print("bench: the reference engine is missing: pip install '.[bench]'", file=sys.stderr)
-        return 2
-    models = args.models if args.models is not None else (QUICK_MODELS if args.quick else MODELS)
-    size = 200_000 if args.quick else 10**8
-    texts = {c: bench_slice(c, size) for c in CORPORA}
-    texts = {c: t for c, t in texts.items() if t}
+    names = args.rows if args.rows is not None else (QUICK if args.quick else [r.name for r in ROWS])
+    unknown = set(names) - {r.name for r in ROWS}
+    if unknown:
+        ap.error(f"unknown rows: {', '.join(sorted(unknown))} (rows: {', '.join(r.name for r in ROWS)})")
+    size = args.size or (100_000 if args.quick else 10**8)
     rows = []
-    for name in models:
-        print(f"… {name}", file=sys.stderr)
-        rows.append(bench_model(name, texts))
-    gguf = args.gguf if args.gguf is not None else (QUICK_GGUF if args.quick else GGUF_MODELS)
-    if importlib.util.find_spec("llama_cpp") is None:
-        print("bench: llama-cpp-python is not installed; GGUF rows skipped", file=sys.stderr)
-        gguf = []
-    for name in gguf:
-        print(f"… {name}.gguf", file=sys.stderr)
-        rows.append(bench_gguf(name, texts))
-    for flag, full, quick, module, bench in (
-            (args.spm, list(SPM_FILES), QUICK_SPM, "sentencepiece", bench_sentencepiece),
-            (args.tiktoken, list(TIKTOKEN_FILES), QUICK_TIKTOKEN, "tiktoken", bench_tiktoken),
-            (args.tekken, TEKKEN_MODELS, TEKKEN_MODELS, "mistral_common", bench_tekken)):
-        names = flag if flag is not None else (quick if args.quick else full)
-        try:
-            __import__(module)
-        except ImportError:
-            print(f"bench: {module} is not installed; its rows are skipped", file=sys.stderr)
+    for row in (r for r in ROWS if r.name in names):
+        if importlib.util.find_spec(ENGINE_MODULE[row.kind]) is None:
+            print(f"bench: {ENGINE_MODULE[row.kind]} is not installed; {row.label} skipped", file=sys.stderr)
             continue
-        for name in names:
-            print(f"… {name}", file=sys.stderr)
-            try:
-                rows.append(bench(name, texts))
-            except pytest.skip.Exception as exc:  # a shared-only fixture that is absent here
-                print(f"bench: {name} skipped: {exc}", file=sys.stderr)
-    print(f"polytok {polytok.__version__} vs tokenizers {tokenizers.__version__} (tokenizer.json rows), "
-          f"llama.cpp through llama-cpp-python (.gguf rows), sentencepiece, tiktoken and mistral-common; Python {sys.version.split()[0]}")
+        print(f"… {row.label}", file=sys.stderr)
+        rows.append(bench_row(row, args.corpora or CORPORA, size))
+    import polytok
+
+    print(f"polytok {polytok.__version__}, Python {sys.version.split()[0]}; references: "
+          + ", ".join(sorted({r["reference"] for r in rows})))
     print(table(rows))
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    (out / f"{stamp}.json").write_text(json.dumps(rows, indent=1))
+    (out / f"{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(rows, indent=1))
     return 0
 
 
