@@ -6,7 +6,7 @@
   does to ids 31998/31999), and a ``config.json`` naming ``ArcticForCausalLM``.
 - ``internlm2``: a model with six user-defined pieces ``[UNUSED_TOKEN_141]`` …
   ``[UNUSED_TOKEN_146]`` that ``tokenizer_config.json`` renames ``<|plugin|>`` …
-  ``<|im_end|>``, ``<|im_start|>`` (InternLM2 chat), ``config.json`` naming
+  ``<|im_end|>``, ``<|im_start|>`` (InternLM2 chat; ``[UNUSED_TOKEN_147]`` is left as it is), ``config.json`` naming
   ``InternLM2ForCausalLM``.
 - ``llama-redefined``: the arctic model under ``LlamaForCausalLM`` (llama.cpp's
   generic SentencePiece rule, which differs from Arctic's on types and scores),
@@ -37,7 +37,7 @@ LINES = [
 BASE = {"vocab_size": 420, "model_type": "bpe", "byte_fallback": True, "character_coverage": 1.0,
         "split_digits": True, "allow_whitespace_only_pieces": True, "remove_extra_whitespaces": False,
         "normalization_rule_name": "identity", "bos_id": 1, "eos_id": 2, "unk_id": 0, "pad_id": -1}
-UNUSED = [f"[UNUSED_TOKEN_{n}]" for n in range(141, 147)]
+UNUSED = [f"[UNUSED_TOKEN_{n}]" for n in range(141, 148)]  # 147 stays: UNUSED in the GGUF
 INTERN_NEW = ["<|plugin|>", "<|interpreter|>", "<|action_end|>", "<|action_start|>", "<|im_end|>", "<|im_start|>"]
 CONFIG = {"num_hidden_layers": 1, "hidden_size": 64, "num_attention_heads": 1, "num_key_value_heads": 1,
           "intermediate_size": 128, "max_position_embeddings": 512, "rms_norm_eps": 1e-5,
