@@ -134,3 +134,24 @@ def test_format_options_reach_the_reader(tmp_path):
     assert bad.returncode == 1 and "KEY=VALUE" in bad.stderr
     unknown = run("encode", "gpt2", text, "-o", "lowercase=true")
     assert unknown.returncode == 1 and "lowercase" in unknown.stderr
+
+
+def test_count_over_files_in_worker_processes(tmp_path):
+    """count --workers 2 shares the files out; each count is the reference's, printed in input order."""
+    ref = _reference()
+    texts = ["short one", "a longer text\n" * 500, "héllo wörld " * 200, ""]
+    files = []
+    for n, text in enumerate(texts):
+        files.append(tmp_path / f"f{n}.txt")
+        files[-1].write_text(text, encoding="utf-8")
+    out = run("count", "gpt2", *map(str, files), "--workers", "2")
+    assert out.returncode == 0, out.stderr
+    counts = [len(ref.encode(t).ids) for t in texts]
+    assert out.stdout.splitlines() == [f"{c}\t{f}" for c, f in zip(counts, files)] + [f"{sum(counts)}\ttotal"]
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\xff")
+    serial = run("count", "gpt2", str(files[0]), str(bad), "--workers", "1")
+    pooled = run("count", "gpt2", str(files[0]), str(bad), "--workers", "2")
+    assert serial.returncode == pooled.returncode == 1
+    assert serial.stderr == pooled.stderr and "byte offset 4" in pooled.stderr

@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     cnt = sub.add_parser("count", help="count the tokens of files")
     cnt.add_argument("model")
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
+    cnt.add_argument("--workers", type=int, default=None,
+                     help="processes, one file each at a time (default: every core)")
     modes(cnt)
     loading(cnt)
 
@@ -161,36 +163,53 @@ class _Progress:
 
 
 def _count(args: argparse.Namespace) -> int:
+    from . import parallel
+
     tok = _load(args.model, args.option)
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
     progress = _Progress(sum(sizes))
-    grand = 0
-    for name in args.files:
-        total = _count_one(tok, name, args, progress, grand)
-        grand += total
-        print(f"{total}\t{name}")
+    add_special, special = not args.no_add_special, args.special
+
+    def count(name: str) -> tuple[int, int]:
+        text = _read_text_file(name)
+        return len(tok.encode(text, add_special=add_special, special=special)), len(text.encode("utf-8", "surrogatepass"))
+
+    workers = min(args.workers or parallel.available_workers(), len(args.files))
+    files = [f for f in args.files if f != "-"]
+    totals: dict[int, int] = {}
+    if workers > 1 and len(files) == len(args.files) and parallel.can_fork():
+        # one file per task, the largest first so the last to finish is a small one
+        order = sorted(range(len(files)), key=lambda i: -sizes[i])
+        for position, ok, result in parallel.map_in_pool(count, [files[i] for i in order], workers, ordered=False):
+            if not ok:
+                count(files[order[position]])  # raises the error here, with its message
+                raise PolytokError(f"{files[order[position]]}: {result}")
+            totals[order[position]] = result[0]
+            progress.update(result[1], sum(totals.values()))
+    else:
+        for index, name in enumerate(args.files):
+            totals[index], size = count(name)
+            progress.update(size, sum(totals.values()))
     progress.close()
+    for index, name in enumerate(args.files):
+        print(f"{totals[index]}\t{name}")
     if len(args.files) > 1:
-        print(f"{grand}\ttotal")
+        print(f"{sum(totals.values())}\ttotal")
     return 0
 
 
-def _count_one(tok: Tokenizer, name: str, args: argparse.Namespace, progress: _Progress, base: int) -> int:
-    """Tokens of the whole file as one text: cutting it into lines or chunks would change
+def _read_text_file(name: str) -> str:
+    """A whole file (or stdin) as one text: cutting it into lines or chunks would change
     the count for tokenizers whose pieces or normalizers span line ends."""
     try:
         if name == "-":
-            text = sys.stdin.read()
-        else:
-            with open(name, encoding="utf-8", newline="") as f:
-                text = f.read()
+            return sys.stdin.read()
+        with open(name, encoding="utf-8", newline="") as f:
+            return f.read()
     except OSError as exc:
         raise PolytokError(f"{name}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise PolytokError(f"{name}: not UTF-8 text at byte offset {exc.start} ({exc.reason})") from None
-    total = len(tok.encode(text, add_special=not args.no_add_special, special=args.special))
-    progress.update(len(text.encode("utf-8", "surrogatepass")), base + total)
-    return total
 
 
 def describe(tok: Tokenizer) -> dict[str, Any]:

@@ -20,17 +20,17 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
-__all__ = ["MIN_CHARS", "available_workers", "encode_in_pool", "can_fork"]
+__all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool"]
 
 MIN_CHARS = 500_000  # below this a batch is encoded in the calling process
 
-# What a forked worker inherits: (tokenizer, texts, add_special, special).
-_JOB: tuple[Any, Sequence[Any], bool, Any] | None = None
+# What a forked worker inherits: the function it applies to the items it is sent.
+_JOB: Callable[[Any], Any] | None = None
 
 
 def available_workers() -> int:
@@ -61,35 +61,50 @@ def _spans(sizes: list[int], parts: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _encode_span(span: tuple[int, int]) -> tuple[bool, Any]:
+def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
     assert _JOB is not None
-    tok, texts, add_special, special = _JOB
+    index, item = job
     try:
-        return True, [tok.encode(t, add_special=add_special, special=special) for t in texts[span[0]:span[1]]]
-    except Exception as exc:  # re-raised by the parent, which encodes the span itself (exceptions need not pickle)
-        return False, repr(exc)
+        return index, (True, _JOB(item))
+    except Exception as exc:  # the parent redoes the item itself, so the error surfaces with its own type
+        return index, (False, repr(exc))
+
+
+def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
+                ordered: bool = True) -> Iterator[tuple[int, bool, Any]]:
+    """``(index, ok, fn(item) or the error's repr)`` for each item, computed in forked workers.
+
+    `fn` and everything it refers to reach the workers through ``fork`` (it may be a
+    closure); only the items and the results are pickled. Callers check `can_fork`.
+    """
+    global _JOB
+    _JOB = fn
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)))
+            for index, (ok, result) in results:
+                yield index, ok, result
+    finally:
+        _JOB = None
 
 
 def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,
                    workers: int) -> list[list[int]]:
     """`tok.encode` of each text, shared over `workers` forked processes, in order.
 
-    Callers check `can_fork` first. An error in a worker is raised again by encoding
+    Callers check `can_fork`. An error in a worker is raised again by encoding
     that worker's texts in this process, so it surfaces with its own type and message.
     """
-    global _JOB
     sizes = [len(t) if isinstance(t, str) else sum(map(len, t)) for t in texts]
     spans = _spans(sizes, workers * 4)
-    _JOB = (tok, texts, add_special, special)
+
+    def encode_span(span: tuple[int, int]) -> list[list[int]]:
+        return [tok.encode(t, add_special=add_special, special=special) for t in texts[span[0]:span[1]]]
+
     out: list[list[int]] = []
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for span, (ok, result) in zip(spans, pool.imap(_encode_span, spans)):
-                if not ok:
-                    out.extend(tok.encode(t, add_special=add_special, special=special)
-                               for t in texts[span[0]:span[1]])
-                    raise RuntimeError(f"a worker failed where this process did not: {result}")
-                out.extend(result)
-    finally:
-        _JOB = None
+    for index, ok, result in map_in_pool(encode_span, spans, workers):
+        if not ok:
+            encode_span(spans[index])
+            raise RuntimeError(f"a worker failed where this process did not: {result}")
+        out.extend(result)
     return out
