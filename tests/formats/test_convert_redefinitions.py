@@ -171,3 +171,57 @@ def test_cli_convert_prints_the_report(tmp_path, capsys):
     assert "is not in llama.cpp's table" in capsys.readouterr().err
     assert main(["convert", str(odd), str(tmp_path / "b.gguf"), "--pre", "gpt-2"]) == 0
     assert "tokenizer.ggml.pre: gpt-2 (chkhsh" in capsys.readouterr().out
+
+
+def test_missing_gguf_package_names_the_extra(tmp_path, monkeypatch):
+    import sys
+
+    from polytok.errors import PolytokError
+
+    monkeypatch.setitem(sys.modules, "gguf", None)
+    from polytok.convert import to_gguf
+
+    with pytest.raises(PolytokError, match=r"polytok\[convert\]"):
+        to_gguf(SYNTHETIC / "arctic", tmp_path / "o.gguf")
+
+
+def test_transformers_appends_the_redefined_texts_polytok_does_not():
+    """The known divergence: transformers 5.24's AutoTokenizer appends <|im_start|> after the vocabulary.
+
+    Measured with protobuf installed (transformers needs it to read a bare tokenizer.model):
+    len 422 and <|im_start|> -> [420] on the 420-piece Arctic folder; polytok keeps 420 and the base id.
+    """
+    pytest.importorskip("google.protobuf", reason="transformers reads a bare tokenizer.model only with protobuf")
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.AutoTokenizer.from_pretrained(str(SYNTHETIC / "arctic"))
+    size = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / "arctic" / "tokenizer.model")).get_piece_size()
+    hf_ids = hf.encode("<|im_start|>", add_special_tokens=False)
+    assert hf_ids[0] >= size and len(hf) > size
+    tok = polytok.load(SYNTHETIC / "arctic")
+    assert tok.encode("<|im_start|>", add_special=False, special="parse") == [base_ids("arctic", ARCTIC)["<|im_start|>"]]
+
+
+def test_tokenizer_json_added_token_on_a_base_id_replaces_its_text(tmp_path):
+    """A tokenizer.json added token naming a base id: the new text at that id, reported, nothing appended.
+
+    (llama.cpp's converter takes this id's text from transformers' ``vocab`` dict, whose
+    order for two texts of one id follows a Rust HashMap: no stable reference to compare with.)
+    """
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+
+    folder = _gpt2_folder(tmp_path, False)
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    old = next(t for t, i in data["model"]["vocab"].items() if i == 0)
+    data["added_tokens"].append({"id": 0, "content": "<|im_start|>", "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": True})
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    report = to_gguf(folder, tmp_path / "r.gguf", pre="gpt-2")
+    assert [(r.id, r.old, r.new, r.type) for r in report.redefinitions] == [(0, old, "<|im_start|>", "CONTROL")]
+    assert report.n_tokens == len(data["model"]["vocab"])
+    from polytok.formats.gguf_reader import read_gguf_metadata
+
+    kv = read_gguf_metadata(tmp_path / "r.gguf").kv
+    assert kv["tokenizer.ggml.tokens"][0] == "<|im_start|>" and kv["tokenizer.ggml.token_type"][0] == 3
+    # polytok.load of this GGUF stops at merges naming the replaced text (UnknownMergeToken), where
+    # llama.cpp builds its merge ranks without a vocabulary check: see the report of issue 6.
