@@ -225,3 +225,17 @@ def test_tokenizer_json_added_token_on_a_base_id_replaces_its_text(tmp_path):
     assert kv["tokenizer.ggml.tokens"][0] == "<|im_start|>" and kv["tokenizer.ggml.token_type"][0] == 3
     # polytok.load of this GGUF stops at merges naming the replaced text (UnknownMergeToken), where
     # llama.cpp builds its merge ranks without a vocabulary check: see the report of issue 6.
+
+
+@pytest.mark.parametrize("folder", ["arctic", "llama-redefined", "internlm2"])
+def test_folder_equals_sentencepiece_away_from_the_redefined_pieces(folder):
+    from fixtures import edge_texts
+
+    sp = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / folder / "tokenizer.model"))
+    tok = polytok.load(SYNTHETIC / folder)
+    assert tok.special_ids.get("unk") == sp.unk_id()
+    moved = set("弘给你") | {"[UNUSED_TOKEN_14"}
+    texts = [t for t in edge_texts() if not any(m in t for m in moved)]
+    assert len(texts) > 150
+    bad = [t for t in texts if tok.encode(t, special="text") != sp.encode(t)]
+    assert not bad, bad[:3]

@@ -31,7 +31,8 @@ No type is protected from being overwritten: every rule replaces whatever the
 id held; the converter only skips its "replacing token" warning for an UNUSED
 slot. `apply` returns every change as a `Redefinition` (what ``polytok convert``
 reports). `read_sentencepiece_folder` loads such a folder: the same rule is
-applied to the parsed model before it is built, so under ``special="parse"``
+applied to the parsed model before it is built (only to the ids it gives a new
+text: the rest load as sentencepiece has them), so under ``special="parse"``
 ``<|im_start|>`` is its one redefined id.
 """
 
@@ -246,6 +247,11 @@ def read_sentencepiece_folder(model: Path, **options: Any) -> Tokenizer:
         raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(model)) from None
     vocab = apply(SpmVocab(list(proto.pieces), list(proto.scores), list(proto.types),
                            rule_for(folder_architecture(folder))), folder)
+    # only the ids given a new text change; an entry repeating a piece's text (Llama-2's
+    # <unk>/<s>/</s>) leaves it as sentencepiece has it
+    for i, (old, new) in enumerate(zip(proto.pieces, vocab.tokens)):
+        if old == new:
+            vocab.scores[i], vocab.types[i] = proto.scores[i], proto.types[i]
     proto.pieces, proto.scores, proto.types = vocab.tokens, vocab.scores, vocab.types
     tok = build_tokenizer(proto)
     tok.metadata.update(source=str(folder), redefinitions=[r.__dict__ for r in vocab.redefinitions])
