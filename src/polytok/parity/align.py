@@ -68,9 +68,9 @@ def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]],
     Args:
         a, b: the ids of each side.
         decode_a, decode_b: each side's decode (ids → text, special tokens kept).
-        special_a, special_b: each side's special ids: a run of them that one side
-            has and the other lacks (a BOS, an EOS) is a region of its own, since
-            their decoded text would never re-synchronise.
+        special_a, special_b: the ids each side adds around a text (BOS, EOS, [CLS]…):
+            a run of them that one side has and the other lacks is a region of its
+            own, since their decoded text would never re-synchronise.
         limit: give up re-synchronising after this many tokens past the divergence.
     """
     i = 0
@@ -82,6 +82,8 @@ def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]],
     ends_a, ends_b = _Ends(a, decode_a, i), _Ends(b, decode_b, i)
     base_a, base_b = len(ends_a.prefix(i)), len(ends_b.prefix(i))
     inserted = _inserted(a, b, i, special_a, special_b)
+    if inserted is None and i + 1 < n and a[i + 1] == b[i + 1]:
+        inserted = (i + 1, i + 1)  # one id for another (a renumbered token): its own region
     if inserted is not None:
         ja, kb = inserted
         return Region(i, ja, i, kb, ends_a.prefix(ja)[base_a:], ends_b.prefix(kb)[base_b:], base_a, base_a)

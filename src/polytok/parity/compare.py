@@ -99,10 +99,11 @@ def compare(a: Side | Tokenizer | str, b: Side | Tokenizer | str, texts: Iterabl
         A `CompareReport`.
     """
     side_a, side_b = as_side(a, "A"), as_side(b, "B")
+    framing = (_framing(side_a, add_special, special), _framing(side_b, add_special, special))
     results = []
     for index, item in enumerate(texts):
         name, text = item if isinstance(item, tuple) else (str(index + 1), item)
-        results.append(_one(side_a, side_b, name, text, explain, add_special, special))
+        results.append(_one(side_a, side_b, name, text, explain, add_special, special, framing))
     mode = f"add_special={add_special} special={special or 'default'}"
     return CompareReport(_describe(side_a), _describe(side_b), mode, results)
 
@@ -111,20 +112,26 @@ def _describe(side: Side) -> str:
     return f"{side.path} ({side.engine}, {side.format})"
 
 
+def _framing(side: Side, add_special: bool, special: str | None) -> frozenset[int]:
+    """The ids a side puts around every text (its encode of the empty text)."""
+    return frozenset(side.encode("", add_special, special)) if add_special else frozenset()
+
+
 def _one(a: Side, b: Side, name: str, text: str, explain: bool, add_special: bool,
-         special: str | None) -> TextResult:
+         special: str | None, framing: tuple[frozenset[int], frozenset[int]]) -> TextResult:
     ids_a = a.encode(text, add_special, special)
     ids_b = b.encode(text, add_special, special)
-    region = first_divergence(ids_a, ids_b, a.decode, b.decode, frozenset(a.special), frozenset(b.special))
+    region = first_divergence(ids_a, ids_b, a.decode, b.decode, framing[0], framing[1])
     result = TextResult(name, text, region is None, len(ids_a), len(ids_b), region)
     if region is None:
         return result
     result.kind = _kind(region)
-    result.reasons = [r.name for r in reasons_for(Case(text, a, b, region, ids_a, ids_b))]
     result.window_a = _window(a, ids_a, region.a_start, region.a_end)
     result.window_b = _window(b, ids_b, region.b_start, region.b_end)
     if explain:
         _explain(result, a, b, ids_a, ids_b, add_special, special)
+    case = Case(text, a, b, region, ids_a, ids_b, framing[0], framing[1], result.stage)
+    result.reasons = [r.name for r in reasons_for(case)]
     return result
 
 

@@ -30,6 +30,7 @@ from ..errors import PolytokError
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
 
+_UNKNOWN, _CONTROL, _USER_DEFINED = 1 << 0, 1 << 3, 1 << 4  # llama.h llama_token_attr
 ENGINES = ("hf", "llama.cpp", "sentencepiece", "tiktoken", "mistral")
 _PACKAGES = {"hf": "tokenizers", "transformers": "transformers", "llama.cpp": "llama_cpp (llama-cpp-python)",
              "sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "mistral": "mistral_common (mistral-common)"}
@@ -47,7 +48,10 @@ class Side:
         self.format = "?"
         #: rows of the base model (without added tokens), when known
         self.base_size: int | None = None
+        #: special ids (control tokens)
         self.special: set[int] = set()
+        #: ids of every added token or special marker (the tokens a marker in the text can name)
+        self.added: set[int] = set()
         self.unk_id: int | None = None
         #: polytok's pipeline for this file (for --explain); None when polytok cannot read it
         self.tokenizer: Tokenizer | None = None
@@ -85,6 +89,7 @@ class PolytokSide(Side):
         self.base_size = tok.model.vocab_size()
         self.special = set(tok.special_ids.values()) | {i for s, i in tok.added.content_to_id.items()
                                                          if tok.added.is_special_string(s)}
+        self.added = set(tok.added.content_to_id.values()) | self.special
         unk = tok.special_ids.get("unk", getattr(tok.model, "unk_id", None))
         self.unk_id = unk if isinstance(unk, int) else None
 
@@ -118,17 +123,24 @@ class HfSide(Side):
 
     def __init__(self, path: str, label: str) -> None:
         super().__init__(path, label)
-        self.format = "tokenizer.json"
         self.folder = os.path.isdir(path)
+        plain = not self.folder or os.path.isfile(os.path.join(path, "tokenizer.json"))
+        self.format = "tokenizer.json" if plain else "transformers"
         if self.folder:
             self.engine = "transformers"
             self.ref: Any = _require("transformers").AutoTokenizer.from_pretrained(path)
             self.special = set(self.ref.all_special_ids)
+            self.added = set(self.ref.added_tokens_decoder) | self.special
             self.base_size = _base_size_of_folder(self.ref)
+            self.unk_id = self.ref.unk_token_id
         else:
             self.ref = _require("hf").Tokenizer.from_file(path)
             self.base_size = self.ref.get_vocab_size(with_added_tokens=False)
-            self.special = {i for i, t in self.ref.get_added_tokens_decoder().items() if t.special}
+            decoder = self.ref.get_added_tokens_decoder()
+            self.special = {i for i, t in decoder.items() if t.special}
+            self.added = set(decoder)
+            unk = getattr(self.ref.model, "unk_token", None)
+            self.unk_id = self.ref.token_to_id(unk) if isinstance(unk, str) else None
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
         parse = _parse(special, SpecialTokens.PARSE)
@@ -175,7 +187,10 @@ class LlamaCppSide(Side):
             raise PolytokError(f"{path}: llama.cpp could not load it")
         self.vocab = L.llama_model_get_vocab(self.model)
         self.base_size = int(L.llama_vocab_n_tokens(self.vocab))
-        self.special = {i for i in (int(L.llama_vocab_bos(self.vocab)), int(L.llama_vocab_eos(self.vocab))) if i >= 0}
+        attrs = [int(L.llama_vocab_get_attr(self.vocab, i)) for i in range(self.base_size)]
+        self.special = {i for i, a in enumerate(attrs) if a & _CONTROL}
+        self.added = {i for i, a in enumerate(attrs) if a & (_CONTROL | _USER_DEFINED)}
+        self.unk_id = next((i for i, a in enumerate(attrs) if a & _UNKNOWN), None)
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
         data = text.encode("utf-8")
@@ -226,6 +241,7 @@ class SentencePieceSide(Side):
             raise PolytokError(f"{path}: sentencepiece could not load it ({exc})") from None
         self.base_size = int(self.ref.get_piece_size())
         self.special = {i for i in range(self.base_size) if self.ref.is_control(i)}
+        self.added = set(self.special)
         self.unk_id = int(self.ref.unk_id())
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
@@ -253,6 +269,7 @@ class TiktokenSide(Side):
                                      mergeable_ranks=load_tiktoken_bpe(path), special_tokens=specials)
         self.base_size = self.ref.n_vocab - len(specials)
         self.special = set(specials.values())
+        self.added = set(self.special)
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
         if _parse(special, SpecialTokens.AS_TEXT):
@@ -281,6 +298,7 @@ class MistralSide(Side):
         self.keep = SpecialTokenPolicy.KEEP
         self.ref = module.Tekkenizer.from_file(path)
         self.special = set(range(self.ref.num_special_tokens))
+        self.added = set(self.special)
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
         _no_parse("mistral-common", special)
@@ -308,7 +326,14 @@ def reference_side(engine: str, path: str, label: str, proxy: Tokenizer | None) 
                                "reading of the file, which failed")
         side: Side = TiktokenSide(path, label, proxy)
     else:
-        side = {"hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide,
-                "mistral": MistralSide}[engine](path, label)
+        make = {"hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide,
+                "mistral": MistralSide}[engine]
+        try:
+            side = make(path, label)
+        except PolytokError:
+            raise
+        except Exception as exc:  # an engine's own failure to load the file, in one line
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise PolytokError(f"{path}: {engine} could not load it ({first})") from None
     side.tokenizer = proxy
     return side

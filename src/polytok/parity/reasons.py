@@ -29,6 +29,11 @@ class Case:
     region: Region
     ids_a: list[int]
     ids_b: list[int]
+    #: the ids each side adds around any text (its encode of "" with add_special)
+    framing_a: frozenset[int] = frozenset()
+    framing_b: frozenset[int] = frozenset()
+    #: the first differing stage, when compare(explain=True) found it
+    stage: str | None = None
 
     @property
     def left(self) -> list[int]:
@@ -50,10 +55,18 @@ def _spm_space_runs(case: Case) -> bool:
     kinds = {_kind(case.a), _kind(case.b)}
     if kinds != {"tokenizer.json", "sentencepiece"}:
         return False
-    region = case.region.text_a + case.region.text_b
+    if case.region.text_a != case.region.text_b:
+        return False  # the same characters, split differently
     pieces = [case.a.piece(i) for i in case.left] + [case.b.piece(i) for i in case.right]
-    return "  " in region or any("\u2581\u2581" in p for p in pieces) or \
-        (case.region.text_a == case.region.text_b and " " in region and "  " in case.text)
+    return "  " in case.region.text_a or any("\u2581\u2581" in p for p in pieces)
+
+
+def _leading_space(case: Case) -> bool:
+    if {_kind(case.a), _kind(case.b)} != {"tokenizer.json", "sentencepiece"} or case.text[:1] not in " \u2581":
+        return False
+    ta, tb = case.region.text_a, case.region.text_b
+    moved = ta.count(" ") != tb.count(" ") or case.region.a_start == 0
+    return ta != tb and moved and ta.replace(" ", "") == tb.replace(" ", "")
 
 
 def _kind(side: Side) -> str:
@@ -67,21 +80,17 @@ def _kind(side: Side) -> str:
 
 def _added_only_one_side(case: Case) -> bool:
     left, right = case.left, case.right
-    return (not left and bool(right) and set(right) <= case.b.special) or \
-        (not right and bool(left) and set(left) <= case.a.special)
+    return (not left and bool(right) and set(right) <= case.framing_b) or \
+        (not right and bool(left) and set(left) <= case.framing_a)
 
 
 def _marker_parsed_one_side(case: Case) -> bool:
     left, right = case.left, case.right
     for one, side, other in ((left, case.a, right), (right, case.b, left)):
-        markers = [side.piece(i) for i in one if i in side.special or _added(side, i)]
-        if markers and len(other) > len(one) and any(m and m in case.text for m in markers):
+        markers = [side.piece(i) for i in one if i in side.added]
+        if markers and len(other) > len(one) and any(len(m) > 1 and m in case.text for m in markers):
             return True
     return False
-
-
-def _added(side: Side, id_: int) -> bool:
-    return side.base_size is not None and id_ >= side.base_size and side.engine == "polytok"
 
 
 def _redefined_appended(case: Case) -> bool:
@@ -101,13 +110,20 @@ def _fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+def _not_normalized(text: str) -> bool:
+    """Text that some Unicode normalization changes (combining marks, Hangul syllables, NFKC forms)."""
+    return unicodedata.normalize("NFKC", text) != text or unicodedata.normalize("NFC", text) != text or \
+        any(unicodedata.category(c).startswith("M") or "\uac00" <= c <= "\ud7a3" for c in text)
+
+
 def _unicode_normalization(case: Case) -> bool:
     ta, tb = case.region.text_a, case.region.text_b
+    if case.stage == "normalize" and _not_normalized(case.text):
+        return True
     if ta == tb:
         return unicodedata.normalize("NFC", case.text) != case.text and \
             any(unicodedata.combining(c) or ord(c) >= 0xAC00 for c in case.text)
-    return _fold(ta).strip() == _fold(tb).strip() or \
-        unicodedata.normalize("NFC", ta) == unicodedata.normalize("NFC", tb)
+    return _fold(ta) == _fold(tb) or unicodedata.normalize("NFC", ta) == unicodedata.normalize("NFC", tb)
 
 
 def _unknown(case: Case) -> bool:
@@ -116,8 +132,9 @@ def _unknown(case: Case) -> bool:
 
 
 def _control_chars(case: Case) -> bool:
-    region = case.region.text_a + case.region.text_b + case.text
-    return any(unicodedata.category(c) == "Cc" and c not in "\t\n\r " for c in region)
+    if not case.left or not case.right:
+        return False
+    return any(unicodedata.category(c) == "Cc" and c not in "\t\n\r " for c in case.text)
 
 
 REASONS: tuple[Reason, ...] = (
@@ -126,6 +143,10 @@ REASONS: tuple[Reason, ...] = (
            "(HF BPE ranks: '▁▁' before '▁world'), sentencepiece picks the best-scoring piece, so a run of "
            "spaces before a word splits differently (transformers' converter vs sentencepiece bpe_model.cc)",
            _spm_space_runs),
+    Reason("metaspace-leading-space",
+           "a text that starts with a space: HF's Metaspace (prepend_scheme first/always) adds no '▁' before "
+           "text that already starts with one, sentencepiece always adds its dummy prefix (add_dummy_prefix)",
+           _leading_space),
     Reason("redefined-token-appended",
            "a token redefinition: one side gives the marker a new id beyond the base model's rows (transformers' "
            "AutoTokenizer appends redefined added tokens), the other maps it to the redefined base id the "
