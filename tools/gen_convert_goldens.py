@@ -151,15 +151,19 @@ def generate(name: str, python: str, work: Path) -> int:
 
 
 def main() -> int:
+    global LLAMA_CPP
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", default=list(FOLDERS))
     ap.add_argument("--converter-python", default="/tmp/convvenv/bin/python",
                     help="a python with torch (and protobuf) installed, for convert_hf_to_gguf.py")
+    ap.add_argument("--llama-cpp", type=Path, default=LLAMA_CPP,
+                    help="the llama.cpp tree of the llama-cpp-python 0.3.36 sdist (vendor/llama.cpp)")
     ap.add_argument("--llama", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.llama:
         _llama_child(*args.llama)
         return 0
+    LLAMA_CPP = args.llama_cpp
     work = Path(tempfile.mkdtemp(prefix="polytok-convert-"))
     try:
         return max(generate(name, args.converter_python, work) for name in args.names)

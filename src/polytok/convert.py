@@ -146,7 +146,8 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
     hparams = _hparams(folder)
     hf_arch, arch, family = _family(folder, hparams)
     keys, facts = keys_for(folder, family, hf_arch, hparams, pre)
-    head = [KeyValue(General.NAME, _model_name(folder), "str")]
+    # a copy keeps the base file's general.name; a new file gets the converter's
+    head = [] if base_gguf is not None else [KeyValue(General.NAME, _model_name(folder), "str")]
     gguf_writer.write_gguf(out_path, arch, head + keys, base_gguf=base_gguf)
     counts: dict[str, int] = {}
     for t in facts["types"]:

@@ -136,6 +136,7 @@ def test_base_gguf_copy_keeps_tensors_and_other_keys(tmp_path):
     base = tmp_path / "base.gguf"
     w = gguf.GGUFWriter(str(base), "llama")
     w.add_uint32("llama.context_length", 77)
+    w.add_string("general.name", "Base Model")
     w.add_string("tokenizer.ggml.model", "gpt2")
     w.add_array("tokenizer.ggml.tokens", ["a", "b"])
     w.add_tensor("w", np.arange(12, dtype=np.float32).reshape(3, 4))
@@ -147,6 +148,7 @@ def test_base_gguf_copy_keeps_tensors_and_other_keys(tmp_path):
     to_gguf(SYNTHETIC / "arctic", out, base_gguf=base)
     r = gguf.GGUFReader(str(out))
     assert r.get_field("llama.context_length").contents() == 77
+    assert r.get_field("general.name").contents() == "Base Model"
     assert r.get_field("general.architecture").contents() == "llama"
     assert len(r.get_field("tokenizer.ggml.tokens").contents()) == 420
     assert r.get_field("tokenizer.ggml.model").contents() == "llama"

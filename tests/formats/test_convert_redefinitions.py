@@ -98,6 +98,21 @@ def test_redefinition_out_of_range_names_file_and_key(tmp_path):
     assert err.value.file.endswith("tokenizer_config.json") and err.value.key == "added_tokens_decoder.99999"
 
 
+def test_convert_redefinition_out_of_range_names_file_and_key(tmp_path):
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+
+    for name, rule in (("arctic", "arctic"), ("internlm2", "internlm2"), ("llama-redefined", "generic")):
+        folder = _folder(tmp_path, name)
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        config["added_tokens_decoder"]["420"] = {"content": "<|x|>", "special": True}
+        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+        with pytest.raises(FormatError) as err:
+            to_gguf(folder, tmp_path / f"{name}.gguf")
+        assert err.value.file.endswith("tokenizer_config.json"), rule
+        assert err.value.key == "added_tokens_decoder.420", rule
+
+
 def test_bad_json_names_the_file(tmp_path):
     folder = _folder(tmp_path)
     (folder / "tokenizer_config.json").write_text("{not json", encoding="utf-8")

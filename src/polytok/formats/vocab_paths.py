@@ -5,7 +5,8 @@ One function per ``set_vocab`` path of llama.cpp's convert_hf_to_gguf.py
 of `polytok.convert` for which family takes which path, and
 `polytok.formats.hf_gguf_vocab` / `polytok.formats.redefinitions` for the
 vocabulary rules. gguf-py's ``add_chat_template`` (gguf_writer.py line 1289) is
-reproduced in `_template_keys`.
+reproduced in `_template_keys`, except that named templates are listed in
+first-seen order (gguf-py collects the names in a set, so its order varies).
 """
 
 from __future__ import annotations
