@@ -63,3 +63,11 @@ def test_different_text_never_resynchronises():
 def test_one_id_for_another_is_a_region_of_one():
     g = region([0, 1, 2, 10], [10, 1, 2, 10])
     assert (g.a_start, g.a_end, g.b_start, g.b_end) == (0, 1, 0, 1)
+
+
+def test_offsets_after_a_long_shared_prefix():
+    # decoding starts a few ids before the divergence; offsets still count from the text's start
+    shared = [9, 5, 6] * 3
+    g = region(shared + [1, 2, 11], shared + [3, 4, 11])
+    assert (g.a_start, g.a_end, g.b_start, g.b_end) == (9, 11, 9, 11)
+    assert (g.start, g.end) == (33, 38) and g.text_a == "hello"

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import polytok
-from fixtures import edge_texts, fixture_path, gguf_vocab_path
+from fixtures import GGUF_VOCAB_NAMES, edge_texts, fixture_path, gguf_vocab_path
 from polytok.cli import main
 from polytok.parity import compare, reference_side
 from polytok.parity.compare import CompareReport
@@ -183,3 +183,29 @@ def test_unknown_engine_is_a_usage_error(capsys):
         main(["compare", "a", "b", "--ref", "nope"])
     assert exc.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(GGUF_VOCAB_NAMES))
+def test_every_sdist_gguf_against_llama_cpp_cli(name, tmp_path, capsys):
+    pytest.importorskip("llama_cpp")
+    corpus = tmp_path / "edge.jsonl"
+    corpus.write_text("".join(json.dumps({"text": t}) + "\n" for t in edge_texts()), encoding="utf-8")
+    path = str(gguf_vocab_path(name))
+    for mode in ([], ["--special", "text"], ["--no-add-special"]):
+        assert main(["compare", path, str(corpus), "--ref", "llama.cpp", *mode]) == 0, capsys.readouterr().out
+
+
+def test_cli_against_llama_cpp_and_transformers_folder(tmp_path, capsys):
+    pytest.importorskip("llama_cpp")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("Hello  world\n<s>x</s>\n", encoding="utf-8")
+    assert main(["compare", str(gguf_vocab_path("llama-spm")), str(corpus), "--ref", "llama.cpp", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"] == {"texts": 2, "identical": 2, "diverging": 0,
+                                                               "kinds": {}, "reasons": {}, "stages": {}}
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (folder / name).write_bytes(fixture_path("gpt2", name).read_bytes())
+    assert main(["compare", str(folder), str(corpus), "--ref", "hf"]) == 0
+    assert "(transformers, tokenizer.json)" in capsys.readouterr().out

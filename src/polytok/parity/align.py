@@ -2,7 +2,8 @@
 
 Both sequences tokenize the same input, so after the common prefix of equal ids
 each token is placed by where its decoded text ends: the end of token ``k`` is
-the length of ``decode(ids[:k + 1])`` with a trailing incomplete character
+the length of ``decode(ids[o:k + 1])`` (``o`` a few shared ids before the
+divergence) with a trailing incomplete character
 (U+FFFD from a cut UTF-8 sequence) not counted, as a streaming decoder would.
 The side whose end lies behind advances until both ends meet again; there the
 sequences re-synchronise and the diverging region is closed. Ends are computed
@@ -17,6 +18,11 @@ from typing import Callable
 __all__ = ["Region", "first_divergence"]
 
 _REPLACEMENT = "\ufffd"
+_LEAD = 4
+
+
+def _clean(text: str) -> str:
+    return text.rstrip(_REPLACEMENT)
 
 
 @dataclass
@@ -41,18 +47,18 @@ class Region:
 class _Ends:
     """Lazy end offsets of each token of one side, in decoded characters."""
 
-    def __init__(self, ids: list[int], decode: Callable[[list[int]], str], first: int) -> None:
+    def __init__(self, ids: list[int], decode: Callable[[list[int]], str], origin: int) -> None:
         self.ids = ids
         self.decode = decode
         self.texts: dict[int, str] = {}
-        self.first = first
+        self.origin = origin
 
     def prefix(self, k: int) -> str:
-        """The decoded text of ``ids[:k]`` (a trailing U+FFFD of a cut character dropped)."""
+        """The decoded text of ``ids[origin:k]`` (a trailing U+FFFD of a cut character dropped)."""
         if k not in self.texts:
-            text = self.decode(self.ids[:k]) if k > 0 else ""
+            text = self.decode(self.ids[self.origin:k]) if k > self.origin else ""
             if k < len(self.ids):
-                text = text.rstrip(_REPLACEMENT)
+                text = _clean(text)
             self.texts[k] = text
         return self.texts[k]
 
@@ -79,14 +85,19 @@ def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]],
         i += 1
     if i == len(a) == len(b):
         return None
-    ends_a, ends_b = _Ends(a, decode_a, i), _Ends(b, decode_b, i)
+    # decoding starts a few (shared) ids before the divergence, not at 0, so each step costs
+    # the region's length; the shared ids give a decoder's first-token rules their context
+    origin = max(0, i - _LEAD)
+    ends_a, ends_b = _Ends(a, decode_a, origin), _Ends(b, decode_b, origin)
     base_a, base_b = len(ends_a.prefix(i)), len(ends_b.prefix(i))
+    start = len(_clean(decode_a(a[:i]))) if origin else base_a
     inserted = _inserted(a, b, i, special_a, special_b)
     if inserted is None and i + 1 < n and a[i + 1] == b[i + 1]:
         inserted = (i + 1, i + 1)  # one id for another (a renumbered token): its own region
     if inserted is not None:
         ja, kb = inserted
-        return Region(i, ja, i, kb, ends_a.prefix(ja)[base_a:], ends_b.prefix(kb)[base_b:], base_a, base_a)
+        text_a = ends_a.prefix(ja)[base_a:]
+        return Region(i, ja, i, kb, text_a, ends_b.prefix(kb)[base_b:], start, start + len(text_a))
     j, k = i, i
     synced: tuple[int, int] | None = None
     while j < len(a) and k < len(b) and (j - i) + (k - i) < 2 * limit:
@@ -99,10 +110,10 @@ def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]],
         else:
             k += 1
     a_end, b_end = synced if synced is not None else (len(a), len(b))
-    text_a = ends_a.prefix(a_end)[base_a:] if synced else decode_a(a)[base_a:]
-    text_b = ends_b.prefix(b_end)[base_b:] if synced else decode_b(b)[base_b:]
-    end = base_a + len(text_a) if synced else None
-    return Region(i, a_end, i, b_end, text_a, text_b, base_a, end)
+    text_a = ends_a.prefix(a_end)[base_a:] if synced else decode_a(a[origin:])[base_a:]
+    text_b = ends_b.prefix(b_end)[base_b:] if synced else decode_b(b[origin:])[base_b:]
+    end = start + len(text_a) if synced else None
+    return Region(i, a_end, i, b_end, text_a, text_b, start, end)
 
 
 def _inserted(a: list[int], b: list[int], i: int, special_a: frozenset[int],
