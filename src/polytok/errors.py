@@ -29,7 +29,7 @@ class FormatError(PolytokError, ValueError):
     ) -> None:
         self.reason = message
         self.file = file
-        self.key = key
+        self.key = key or None  # the document root ("") is no key
         self.offset = offset
         self.line = line
         super().__init__(self._compose())

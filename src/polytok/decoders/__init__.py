@@ -22,7 +22,7 @@ REGISTRY: dict[str, Any] = {}
 def from_config(d: Any, path: str = "decoder") -> Decoder:
     d = as_object(d, path)
     kind = d.get("type")
-    cls = REGISTRY.get(kind) if kind is not None else None
+    cls = REGISTRY.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(f"unknown decoder type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]

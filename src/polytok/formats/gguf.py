@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
+from ..models._bpe_merges import UnknownMergeToken
 from ..pre_tokenizers.llama_pre_types import PreType, pre_type
 from ..special import LlamaSpecials, llama_specials
 from .gguf_keys import General, Tokenizer
@@ -100,6 +101,12 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     vocab_type, default_ids = VOCAB_TYPES[model]
     texts = _string_list(kv, Tokenizer.LIST, name)
     texts = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(texts)]
+    # llama.cpp reads scores[i] and token_type[i] for every token without checking the array lengths
+    token_types = _parallel_array(kv, Tokenizer.TOKEN_TYPE, int, len(texts), name)
+    scores = _parallel_array(kv, Tokenizer.SCORES, (int, float), len(texts), name)
+    merges = kv.get(Tokenizer.MERGES)
+    if merges is not None:
+        merges = _string_list(kv, Tokenizer.MERGES, name)
     pre = None
     if vocab_type == "bpe":
         pre = pre_type("gemma4" if model == "gemma4" else kv.get(Tokenizer.PRE), Tokenizer.PRE)
@@ -107,17 +114,28 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     if pre is not None and pre.bos_none:
         default_ids = {k: v for k, v in default_ids.items() if k != "bos"}
     ids = _special_ids(default_ids, kv, len(texts))
-    specials = llama_specials(texts, kv.get(Tokenizer.TOKEN_TYPE), ids, pre=str(kv.get(Tokenizer.PRE) or ""),
+    specials = llama_specials(texts, token_types, ids, pre=str(kv.get(Tokenizer.PRE) or ""),
                               architecture=str(kv.get(General.ARCHITECTURE) or ""),
                               name=str(kv.get(General.NAME) or ""))
-    return GGUFVocab(name, model, vocab_type, texts, kv.get(Tokenizer.TOKEN_TYPE), kv.get(Tokenizer.SCORES),
-                     kv.get(Tokenizer.MERGES), pre, flags, specials, kv)
+    return GGUFVocab(name, model, vocab_type, texts, token_types, scores, merges, pre, flags, specials, kv)
 
 
 def _string_list(kv: dict[str, Any], key: str, file: str) -> list[str]:
     value = kv.get(key)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise FormatError("expected an array of strings", file=file, key=key)
+    return value
+
+
+def _parallel_array(kv: dict[str, Any], key: str, kinds: type | tuple[type, ...], n: int, file: str) -> Any:
+    """``kv[key]`` (or None when absent): a list of `kinds` values, one per token."""
+    value = kv.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, kinds) and not isinstance(v, bool) for v in value):
+        raise FormatError("expected an array of numbers", file=file, key=key)
+    if len(value) != n:
+        raise FormatError(f"{len(value)} entries for {n} tokens", file=file, key=key)
     return value
 
 
@@ -252,7 +270,13 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
         cut = line.find(" ", 1)  # llama.cpp searches from index 1; a line with no space is ("", "")
         merges.setdefault((line[:cut], line[cut + 1:]) if cut >= 0 else ("", ""), None)
     ids = {text: i for i, text in enumerate(vocab.texts)}
-    model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"], byte_fallback=not vocab.pre.byte_encode)
+    try:
+        model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"],
+                    byte_fallback=not vocab.pre.byte_encode)
+    except UnknownMergeToken as exc:  # llama.cpp keeps such a merge (it never applies); polytok refuses the file
+        pair = list(merges)[exc.rank]
+        line = next((i for i, text in enumerate(vocab.merges or []) if text == f"{pair[0]} {pair[1]}"), exc.rank)
+        raise FormatError(exc.reason, file=vocab.file, key=f"{Tokenizer_keys.MERGES}[{line}]") from None
     normalizer = Replace(" ", "\u2581") if vocab.flags["escape_whitespaces"] else None
     return model, normalizer, LlamaRegexSplit(vocab.pre.regexes, byte_encode=vocab.pre.byte_encode)
 

@@ -78,6 +78,8 @@ DEPRECATED_SPECIAL_TOKENS = (
 )
 _FILLER = "<SPECIAL_{id}>"  # Tekkenizer.SPECIAL_TOKEN_TEMPLATE
 _NAMED = {"bos": "<s>", "eos": "</s>", "pad": "<pad>", "unk": "<unk>"}
+# fillers are made one by one: a header claiming more (real files have 1000) is refused before that loop
+_MAX_SPECIAL = 1 << 20
 _rank, _token_bytes = itemgetter("rank"), itemgetter("token_bytes")
 
 
@@ -104,6 +106,9 @@ def read_tekken(path: Path, **options: Any) -> Tokenizer:
     pattern = _typed(config, "pattern", str, path)
     vocab_size = _typed(config, "default_vocab_size", int, path)
     n_special = _typed(config, "default_num_special_tokens", int, path)
+    if not 0 <= n_special <= min(vocab_size, _MAX_SPECIAL):
+        raise FormatError(f"{n_special} special tokens: expected 0 to default_vocab_size ({vocab_size}), at "
+                          f"most {_MAX_SPECIAL}", file=str(path), key="config.default_num_special_tokens")
     version = _version(config, path)
     specials = _special_tokens(data, version, n_special, path)
     token_bytes = _vocab(data, vocab_size - n_special, path)

@@ -124,7 +124,7 @@ def read_tiktoken(path: Path, *, pattern: str | None = None,
     for text, id_ in special_tokens.items():
         if not isinstance(text, str) or type(id_) is not int or id_ < 0:
             raise FormatError(f"expected {{text: non-negative id}}, found {text!r:.40}: {id_!r:.20}",
-                              key="special_tokens")
+                              file=str(path), key="special_tokens")
     collecting = gc.isenabled()
     gc.disable()  # hundreds of thousands of new objects, none of them garbage: collections are pure cost
     try:

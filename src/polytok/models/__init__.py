@@ -41,7 +41,7 @@ def from_config(d: Any, path: str = "model") -> Model:
     kind = d.get("type")
     if kind is None:
         kind = _guess_untyped(d)
-    cls = REGISTRY.get(kind)
+    cls = REGISTRY.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(f"unknown model type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]

@@ -32,7 +32,7 @@ def from_config(d: Any, path: str = "normalizer") -> Normalizer:
     kind = d.get("type")
     if kind is None:
         kind = _guess_untyped(d, path)
-    cls = REGISTRY.get(kind)
+    cls = REGISTRY.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(f"unknown normalizer type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]

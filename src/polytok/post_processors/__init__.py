@@ -49,7 +49,7 @@ _TAG_CHECKED = frozenset({"ByteLevel", "Sequence"})
 def from_config(d: Any, path: str = "post_processor") -> PostProcessor:
     d = as_object(d, path)
     kind = d.get("type")
-    if kind not in REGISTRY:
+    if not isinstance(kind, str) or kind not in REGISTRY:
         raise FormatError(f"unknown post-processor type {kind!r}", key=join(path, "type"))
     declared_error: FormatError | None = None
     for name in _UNTAGGED_ORDER:

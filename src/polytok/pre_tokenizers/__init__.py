@@ -42,7 +42,7 @@ def from_config(d: Any, path: str = "pre_tokenizer") -> PreTokenizer:
     kind = d.get("type")
     if kind is None:
         raise FormatError("missing required key 'type'", key=path)
-    cls = REGISTRY.get(kind)
+    cls = REGISTRY.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(f"unknown pre-tokenizer type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
