@@ -209,3 +209,23 @@ def test_cli_against_llama_cpp_and_transformers_folder(tmp_path, capsys):
         (folder / name).write_bytes(fixture_path("gpt2", name).read_bytes())
     assert main(["compare", str(folder), str(corpus), "--ref", "hf"]) == 0
     assert "(transformers, tokenizer.json)" in capsys.readouterr().out
+
+
+def test_an_encode_error_on_one_side_is_a_divergence_and_on_both_is_agreement():
+    path = str(fixture_path("labse-cropped", "tokenizer.json"))  # a WordPiece file without its unk token
+    tok = _load(path)
+    text = next(t for t in edge_texts() if _raises(tok, t))
+    report = compare(tok, reference_side("hf", path, "B", tok), [text, "hello"])
+    assert not report.diverging  # both raise on the text: the reference does too
+    report = compare(tok, _load(str(fixture_path("bert-base-uncased", "tokenizer.json"))), [text])
+    (r,) = report.diverging
+    assert r.kind == "error" and r.error.startswith("A raised EncodeError")
+    assert "error: A raised EncodeError" in report.render()
+
+
+def _raises(tok, text):
+    try:
+        tok.encode(text)
+    except polytok.EncodeError:
+        return True
+    return False

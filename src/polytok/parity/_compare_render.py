@@ -33,7 +33,8 @@ def _window(window: list[tuple[int, str, bool]]) -> str:
 
 
 def _result_lines(r: "TextResult") -> list[str]:
-    assert r.region is not None
+    if r.region is None:
+        return [f"text {r.name}: {_short(r.text)}", f"  {r.kind}: {r.error}"]
     g = r.region
     where = f"chars {g.start}..{g.end}" if g.end is not None else f"from char {g.start}, never re-synchronised"
     lines = [f"text {r.name}: {_short(r.text)}",

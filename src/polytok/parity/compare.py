@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from ..errors import PolytokError
+from ..errors import EncodeError, PolytokError
 from ..tokenizer import Tokenizer
 from .align import Region, first_divergence
 from .engines import PolytokSide, Side
@@ -38,6 +38,8 @@ class TextResult:
     stage_detail: str | None = None
     window_a: list[tuple[int, str, bool]] = field(default_factory=list)
     window_b: list[tuple[int, str, bool]] = field(default_factory=list)
+    #: what a side raised instead of encoding (both raising counts as agreeing)
+    error: str | None = None
 
 
 @dataclass
@@ -119,8 +121,12 @@ def _framing(side: Side, add_special: bool, special: str | None) -> frozenset[in
 
 def _one(a: Side, b: Side, name: str, text: str, explain: bool, add_special: bool,
          special: str | None, framing: tuple[frozenset[int], frozenset[int]]) -> TextResult:
-    ids_a = a.encode(text, add_special, special)
-    ids_b = b.encode(text, add_special, special)
+    ids_a, err_a = _encode(a, text, add_special, special)
+    ids_b, err_b = _encode(b, text, add_special, special)
+    if err_a is not None or err_b is not None:
+        both = err_a is not None and err_b is not None
+        error = " / ".join(f"{s.label} raised {e}" for s, e in ((a, err_a), (b, err_b)) if e is not None)
+        return TextResult(name, text, both, len(ids_a), len(ids_b), kind=None if both else "error", error=error)
     region = first_divergence(ids_a, ids_b, a.decode, b.decode, framing[0], framing[1])
     result = TextResult(name, text, region is None, len(ids_a), len(ids_b), region)
     if region is None:
@@ -133,6 +139,16 @@ def _one(a: Side, b: Side, name: str, text: str, explain: bool, add_special: boo
     case = Case(text, a, b, region, ids_a, ids_b, framing[0], framing[1], result.stage)
     result.reasons = [r.name for r in reasons_for(case)]
     return result
+
+
+def _encode(side: Side, text: str, add_special: bool, special: str | None) -> tuple[list[int], str | None]:
+    """The side's ids, or the error it raised for this text (an engine's own exception included)."""
+    try:
+        return side.encode(text, add_special, special), None
+    except Exception as exc:  # noqa: BLE001 - a reference engine raises its own types
+        if isinstance(exc, PolytokError) and not isinstance(exc, EncodeError):
+            raise  # a mode the engine cannot run: the whole comparison is meaningless
+        return [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
 
 
 def _kind(region: Region) -> str:
