@@ -98,22 +98,26 @@ def first_divergence(a: list[int], b: list[int], decode_a: Callable[[list[int]],
         ja, kb = inserted
         text_a = ends_a.prefix(ja)[base_a:]
         return Region(i, ja, i, kb, text_a, ends_b.prefix(kb)[base_b:], start, start + len(text_a))
-    j, k = i, i
-    synced: tuple[int, int] | None = None
-    while j < len(a) and k < len(b) and (j - i) + (k - i) < 2 * limit:
-        ea, eb = ends_a.end(j) - base_a, ends_b.end(k) - base_b
-        if ea == eb and ea > 0:
-            synced = (j + 1, k + 1)
-            break
-        if ea <= eb:
-            j += 1
-        else:
-            k += 1
+    synced = _walk(ends_a, ends_b, i, base_a, base_b, limit)
     a_end, b_end = synced if synced is not None else (len(a), len(b))
     text_a = ends_a.prefix(a_end)[base_a:] if synced else decode_a(a[origin:])[base_a:]
     text_b = ends_b.prefix(b_end)[base_b:] if synced else decode_b(b[origin:])[base_b:]
     end = start + len(text_a) if synced else None
     return Region(i, a_end, i, b_end, text_a, text_b, start, end)
+
+
+def _walk(ends_a: _Ends, ends_b: _Ends, i: int, base_a: int, base_b: int, limit: int) -> tuple[int, int] | None:
+    """Advance the side whose decoded end lies behind until both ends meet: (a_end, b_end), or None."""
+    j, k = i, i
+    while j < len(ends_a.ids) and k < len(ends_b.ids) and (j - i) + (k - i) < 2 * limit:
+        ea, eb = ends_a.end(j) - base_a, ends_b.end(k) - base_b
+        if ea == eb and ea > 0:
+            return j + 1, k + 1
+        if ea <= eb:
+            j += 1
+        else:
+            k += 1
+    return None
 
 
 def _inserted(a: list[int], b: list[int], i: int, special_a: frozenset[int],
