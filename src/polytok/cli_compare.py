@@ -27,7 +27,8 @@ def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
     from .parity.engines import ENGINES
 
     cmp = sub.add_parser("compare", help="compare two tokenizers (or one and a reference engine) over texts",
-                         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                         description=(__doc__ or "").split("\n\n", 1)[-1],
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     cmp.add_argument("paths", nargs="+", metavar="PATH", help="A B CORPUS..., or A CORPUS... with --ref")
     cmp.add_argument("--ref", choices=ENGINES, default=None,
                      help="B is this reference engine reading A's file (or --ref-file)")
