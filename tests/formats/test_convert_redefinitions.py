@@ -238,8 +238,8 @@ def test_tokenizer_json_added_token_on_a_base_id_replaces_its_text(tmp_path):
 
     kv = read_gguf_metadata(tmp_path / "r.gguf").kv
     assert kv["tokenizer.ggml.tokens"][0] == "<|im_start|>" and kv["tokenizer.ggml.token_type"][0] == 3
-    # polytok.load of this GGUF stops at merges naming the replaced text (UnknownMergeToken), where
-    # llama.cpp builds its merge ranks without a vocabulary check: see the report of issue 6.
+    # polytok.load of this GGUF refuses merges naming the replaced text (a FormatError naming
+    # tokenizer.ggml.merges[i]), where llama.cpp builds its merge ranks without a vocabulary check.
 
 
 @pytest.mark.parametrize("folder", ["arctic", "llama-redefined", "internlm2"])
