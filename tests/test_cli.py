@@ -155,3 +155,17 @@ def test_count_over_files_in_worker_processes(tmp_path):
     pooled = run("count", "gpt2", str(files[0]), str(bad), "--workers", "2")
     assert serial.returncode == pooled.returncode == 1
     assert serial.stderr == pooled.stderr and "byte offset 4" in pooled.stderr
+
+
+def test_count_of_a_long_file_cut_over_workers(tmp_path, monkeypatch):
+    """A file long enough to be cut into regions (parallel_text) counts as the reference counts it."""
+    ref = _reference()
+    text = "".join(f"Line {i}: the quick brown fox, 12345678 times.\n\n  " for i in range(6000))
+    f = tmp_path / "long.txt"
+    f.write_text(text, encoding="utf-8")
+    assert len(text) >= 200_000
+    for workers in ("1", "2", "3"):
+        out = run("count", "gpt2", str(f), "--workers", workers)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == f"{len(ref.encode(text).ids)}\t{f}\n"
+    assert run("count", "gpt2", str(f), "--workers", "0").returncode == 1

@@ -54,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     cnt.add_argument("model")
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
     cnt.add_argument("--workers", type=int, default=None,
-                     help="processes, one file each at a time (default: every core)")
+                     help="processes to share the work: long texts are cut where the result provably "
+                          "does not change, else one file each (default: every core)")
     modes(cnt)
     loading(cnt)
 
@@ -163,39 +164,61 @@ class _Progress:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from . import parallel
+    from . import parallel, parallel_text
 
     tok = _load(args.model, args.option)
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
-    progress = _Progress(sum(sizes))
     add_special, special = not args.no_add_special, args.special
-
-    def count(name: str) -> tuple[int, int]:
-        text = _read_text_file(name)
-        return len(tok.encode(text, add_special=add_special, special=special)), len(text.encode("utf-8", "surrogatepass"))
-
-    workers = min(args.workers or parallel.available_workers(), len(args.files))
-    files = [f for f in args.files if f != "-"]
+    workers = args.workers if args.workers is not None else parallel.available_workers()
+    if workers < 1:
+        raise PolytokError(f"--workers must be at least 1, not {workers}")
     totals: dict[int, int] = {}
-    if workers > 1 and len(files) == len(args.files) and parallel.can_fork():
-        # one file per task, the largest first so the last to finish is a small one
-        order = sorted(range(len(files)), key=lambda i: -sizes[i])
-        for position, ok, result in parallel.map_in_pool(count, [files[i] for i in order], workers, ordered=False):
-            if not ok:
-                count(files[order[position]])  # raises the error here, with its message
-                raise PolytokError(f"{files[order[position]]}: {result}")
-            totals[order[position]] = result[0]
-            progress.update(result[1], sum(totals.values()))
+    if workers > 1 and parallel.can_fork() and parallel_text.scanner_for(tok) is not None \
+            and max(sizes) >= parallel_text.MIN_CHARS:
+        # long texts are cut into regions shared over the workers (parallel_text), exactly
+        texts = [_read_text_file(name) for name in args.files]
+        progress = _Progress(sum(map(len, texts)))
+        encoded = parallel_text.encode_long(tok, texts, add_special=add_special, special=special, workers=workers,
+                                            on_done=lambda n: progress.update(n, 0))
+        progress.close()
+        assert encoded is not None
+        totals = {index: len(ids) for index, ids in enumerate(encoded)}
+    elif workers > 1 and len(args.files) > 1 and "-" not in args.files and parallel.can_fork():
+        totals = _count_files_in_pool(tok, args.files, sizes, add_special, special, min(workers, len(args.files)))
     else:
+        progress = _Progress(sum(sizes))
         for index, name in enumerate(args.files):
-            totals[index], size = count(name)
-            progress.update(size, sum(totals.values()))
-    progress.close()
+            text = _read_text_file(name)
+            totals[index] = len(tok.encode(text, add_special=add_special, special=special))
+            progress.update(len(text.encode("utf-8", "surrogatepass")), sum(totals.values()))
+        progress.close()
     for index, name in enumerate(args.files):
         print(f"{totals[index]}\t{name}")
     if len(args.files) > 1:
         print(f"{sum(totals.values())}\ttotal")
     return 0
+
+
+def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
+                         workers: int) -> dict[int, int]:
+    """Each file counted whole by one of `workers` forked processes, the largest first."""
+    from . import parallel
+
+    def count(name: str) -> tuple[int, int]:
+        text = _read_text_file(name)
+        return len(tok.encode(text, add_special=add_special, special=special)), len(text.encode("utf-8", "surrogatepass"))
+
+    progress = _Progress(sum(sizes))
+    totals: dict[int, int] = {}
+    order = sorted(range(len(files)), key=lambda i: -sizes[i])
+    for position, ok, result in parallel.map_in_pool(count, [files[i] for i in order], workers, ordered=False):
+        if not ok:
+            count(files[order[position]])  # raises the error here, with its message
+            raise PolytokError(f"{files[order[position]]}: {result}")
+        totals[order[position]] = result[0]
+        progress.update(result[1], sum(totals.values()))
+    progress.close()
+    return totals
 
 
 def _read_text_file(name: str) -> str:

@@ -1,0 +1,106 @@
+"""One long text over several processes (polytok.parallel_text): the reference's ids, joined where proven."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import polytok
+from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
+from polytok import parallel, parallel_text
+
+tokenizers = pytest.importorskip("tokenizers")
+pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
+
+
+def long_text(seed: int, n_chars: int = 260_000) -> str:
+    """Edge texts in random order, joined by random separators, until the text is long."""
+    rng = random.Random(seed)
+    texts = edge_texts()
+    out, size = [], 0
+    while size < n_chars:
+        piece = rng.choice(texts) + rng.choice(["\n", " ", "\n\n", "", "  ", "\t", "<|endoftext|>"])
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama3", "qwen3", "roberta-base"])
+def test_long_texts_equal_tokenizers(name, monkeypatch):
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
+    path = fixture_path(name, HF_JSON_FIXTURES[name])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    tok = polytok.load(path)
+    tok.truncation = None
+    assert parallel_text.scanner_for(tok) is not None
+    texts = [long_text(1), "short text", long_text(2, 120_000)]
+    expected = [e.ids for e in ref.encode_batch(texts)]
+    assert parallel_text.encode_long(tok, texts, add_special=True, special=None, workers=2) == expected
+
+
+def test_tiktoken_long_text_equals_tiktoken(monkeypatch):
+    tiktoken = pytest.importorskip("tiktoken")
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
+    path = fixture_path("cl100k_base-tiktoken", "cl100k_base.tiktoken")
+    tok = polytok.load(path)
+    from tiktoken.load import load_tiktoken_bpe
+
+    enc = tiktoken.Encoding("cl100k", pat_str=tok.metadata["pattern"], mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens={})
+    text = long_text(3)
+    assert parallel_text.encode_long(tok, [text], add_special=False, special="text", workers=3) == \
+        [enc.encode_ordinary(text)]
+
+
+def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
+    """Cut inside a run that a scan from the middle reads differently: the join must not trust a
+    region's first pieces (a scan starting inside "  word" sees " word", the whole text sees " ", " word")."""
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    path = fixture_path("gpt2", HF_JSON_FIXTURES["gpt2"])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    tok = polytok.load(path)
+    tok.truncation = None
+    text = "".join(f"{'a' * (i % 7)}{' ' * (i % 5)}w{i}\n" for i in range(4000))
+    for workers in (2, 3, 5):
+        assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == \
+            [ref.encode(text, add_special_tokens=False).ids]
+
+
+def test_no_common_start_falls_back_to_one_process(monkeypatch):
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    path = fixture_path("gpt2", HF_JSON_FIXTURES["gpt2"])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    tok = polytok.load(path)
+    tok.truncation = None
+    text = "x" * 30_000  # one piece: no region boundary has a piece start
+    assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \
+        [ref.encode(text, add_special_tokens=False).ids]
+
+
+def test_pipelines_without_a_scan_are_refused():
+    assert parallel_text.scanner_for(polytok.load(fixture_path("bert-base-uncased",
+                                                               HF_JSON_FIXTURES["bert-base-uncased"]))) is None
+    assert parallel_text.encode_long(polytok.load(fixture_path("llama2", HF_JSON_FIXTURES["llama2"])), ["x"],
+                                     add_special=True, special=None, workers=2) is None
+
+
+def test_a_scan_from_inside_a_run_of_digits_is_not_trusted_until_it_meets_the_whole_texts(monkeypatch):
+    """llama3 cuts digits in threes from the left: a scan that starts inside "1234567" cuts
+    234|567 where the whole text cuts 123|456|7, so the first piece start after the region's
+    overlap begins is not a safe join; only a start both scans share is."""
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    path = fixture_path("llama3", HF_JSON_FIXTURES["llama3"])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    tok = polytok.load(path)
+    rng = random.Random(7)
+    text = " ".join("".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 200))) for _ in range(600))
+    expected = [ref.encode(text, add_special_tokens=False).ids]
+    for workers in (2, 3, 4):
+        assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == expected
