@@ -256,7 +256,12 @@ class Tokenizer:
         if self.pre_tokenizer is None:
             out.extend(tokenize(piece))
             return
-        for word in self.pre_tokenizer.pre_tokenize(piece, at_origin):
+        words = self.pre_tokenizer.pre_tokenize(piece, at_origin)
+        bulk = getattr(self.model, "tokenize_all", None)
+        if bulk is not None:
+            out.extend(bulk(words))
+            return
+        for word in words:
             out.extend(tokenize(word))
 
     def _finish_ids(self, ids_a: list[int], ids_b: list[int] | None, add_special: bool) -> list[int]:
