@@ -219,8 +219,8 @@ class BPE(VocabLookup):
     def tokenize_all(self, words: list[str]) -> list[int]:
         """`tokenize` of each word, concatenated: cached words are looked up in one pass in C
         (``map`` over the cache, ``chain`` of the results), only the others run the merge loop.
-        Warm, that halves the model stage against a call per word (cl100k on bench_en:
-        0.42 -> 0.1 s for 420k words)."""
+        Warm, measured on cl100k over bench_en (420k words, 2 busy cores): a call per word
+        0.27-0.38 s, this 0.12-0.21 s."""
         if self._dropout:
             return [i for word in words for i in self.tokenize(word)]
         found = list(map(self._cache.get, words))
