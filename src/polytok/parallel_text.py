@@ -129,6 +129,8 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
         return None
     pattern = splitter.pattern
     if isinstance(pattern, OnigPattern):
+        if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
+            return None
         return Scanner(pattern.native.finditer, pattern.view, gaps, mapped, rest, prefix_space)
     return Scanner(pattern.finditer, lambda text: text, gaps, mapped, rest, prefix_space)
 
