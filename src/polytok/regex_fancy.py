@@ -30,6 +30,7 @@ import regex
 
 from .errors import FormatError
 from .regex_dialect import OnigPattern
+from .regex_guard import needs_bound
 
 __all__ = ["compile_fancy", "translate_fancy"]
 
@@ -67,6 +68,7 @@ def translate_fancy(pattern: str) -> str:
 def compile_fancy(pattern: str, key: str = "pattern") -> OnigPattern:
     """Compile a fancy-regex pattern; one that does not compile names `key`."""
     try:
-        return OnigPattern(regex.compile(translate_fancy(pattern)), pattern)
+        native = regex.compile(translate_fancy(pattern))
     except (regex.error, ValueError, OverflowError) as exc:
         raise FormatError(f"invalid regular expression {pattern!r}: {exc}", key=key) from None
+    return OnigPattern(native, pattern, needs_bound(native, pattern))
