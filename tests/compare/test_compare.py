@@ -229,3 +229,18 @@ def _raises(tok, text):
     except polytok.EncodeError:
         return True
     return False
+
+
+def test_redefinitions_of_every_synthetic_folder_are_named():
+    pytest.importorskip("google.protobuf", reason="transformers reads a .model folder only with protobuf")
+    for folder in ("tests/data/convert/arctic", "tests/data/convert/internlm2"):
+        config = json.loads(open(f"{folder}/tokenizer_config.json", encoding="utf-8").read())
+        tok = polytok.load(folder)
+        spm = pytest.importorskip("sentencepiece").SentencePieceProcessor(model_file=f"{folder}/tokenizer.model")
+        redefined = [v["content"] for k, v in config["added_tokens_decoder"].items()
+                     if int(k) < spm.get_piece_size() and spm.id_to_piece(int(k)) != v["content"]]
+        assert redefined, folder
+        report = compare(tok, reference_side("hf", folder, "B", None), redefined, add_special=False, special="parse")
+        assert len(report.diverging) == len(redefined), folder
+        for r in report.diverging:
+            assert r.reasons == ["redefined-token-appended"] and r.kind == "same pieces, other ids", (r.text, r.reasons)

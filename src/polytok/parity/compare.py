@@ -131,9 +131,9 @@ def _one(a: Side, b: Side, name: str, text: str, explain: bool, add_special: boo
     result = TextResult(name, text, region is None, len(ids_a), len(ids_b), region)
     if region is None:
         return result
-    result.kind = _kind(region)
     result.window_a = _window(a, ids_a, region.a_start, region.a_end)
     result.window_b = _window(b, ids_b, region.b_start, region.b_end)
+    result.kind = _kind(region, result.window_a, result.window_b)
     if explain:
         _explain(result, a, b, ids_a, ids_b, add_special, special)
     case = Case(text, a, b, region, ids_a, ids_b, framing[0], framing[1], result.stage)
@@ -151,9 +151,11 @@ def _encode(side: Side, text: str, add_special: bool, special: str | None) -> tu
         return [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
 
 
-def _kind(region: Region) -> str:
+def _kind(region: Region, window_a: list[tuple[int, str, bool]], window_b: list[tuple[int, str, bool]]) -> str:
     if region.a_end == region.a_start or region.b_end == region.b_start:
         return "extra tokens"
+    if [p for _, p, hit in window_a if hit] == [p for _, p, hit in window_b if hit]:
+        return "same pieces, other ids"
     if region.end is None:
         return "no resync"
     return "split" if region.text_a == region.text_b else "text"

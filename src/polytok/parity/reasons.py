@@ -127,8 +127,10 @@ def _unicode_normalization(case: Case) -> bool:
 
 
 def _unknown(case: Case) -> bool:
-    return (case.a.unk_id is not None and case.a.unk_id in case.left) or \
-        (case.b.unk_id is not None and case.b.unk_id in case.right)
+    for side, ids in ((case.a, case.left), (case.b, case.right)):
+        if side.unk_id is not None and side.unk_id in ids and side.piece(side.unk_id) not in case.text:
+            return True  # (a marker "<unk>" written in the text is the marker reason's)
+    return False
 
 
 def _control_chars(case: Case) -> bool:
