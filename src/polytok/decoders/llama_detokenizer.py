@@ -52,8 +52,8 @@ class LlamaDetokenizer:
 
     def piece(self, id: int, special: bool = True, lstrip: int = 0) -> bytes:
         """``llama_token_to_piece(id, lstrip, special)``."""
-        if not 0 <= id < len(self.texts):
-            raise DecodeError(f"token id {id} is outside the vocabulary (0..{len(self.texts) - 1})")
+        if not (isinstance(id, int) and 0 <= id < len(self.texts)):  # llama.cpp: id_to_token.at(id) throws
+            raise DecodeError(f"token id {id!r:.40} is outside the vocabulary (0..{len(self.texts) - 1})")
         if not special and self.attrs[id] & _HIDDEN:
             return b""
         piece = self._cache.get(id)
