@@ -14,14 +14,28 @@ Limits of the sandbox (Jinja 3.1.6, the version transformers also requires):
 templates cannot reach attributes that start with ``_``, cannot call methods that
 mutate lists, dicts or sets (``append``, ``update``, …; ``namespace`` attributes
 are the way to keep state), and cannot make ranges longer than 100 000 items.
-A template can still loop for a long time or build large strings: render
-templates you trust, or run polytok under a time and memory limit.
+
+polytok adds bounds that transformers does not have (`Limits`, configurable with
+`configure`), each a `ChatTemplateError` naming the limit: the rendered output
+(``max_output_chars``, counted as it streams), the items all ``range`` loops of
+one render may take together (``max_loop_iterations``; nested ranges multiply),
+the wall time (``max_seconds``, checked at each range step and output chunk), and
+the size of what one operation may build: ``*`` of a string or list, ``**``, a
+``%`` format width, and any integer argument to a filter or method call
+(``center(10**9)``, ``batch``, ``slice``) above ``max_output_chars``. Real chat
+templates stay far below the defaults (the tests render every fixture template).
+No template can read files or import: Jinja has no such statement and the
+sandbox hides ``__class__``, ``__globals__`` and every other underscore name.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
+import re
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -35,7 +49,121 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .errors import ChatTemplateError
 
-__all__ = ["compile_template", "literal_text", "render"]
+__all__ = ["compile_template", "literal_text", "render", "Limits", "configure", "limits"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one render (see the module docstring)."""
+
+    max_output_chars: int = 16_000_000
+    max_loop_iterations: int = 2_000_000
+    max_seconds: float = 30.0
+
+
+_LIMITS = [Limits()]
+
+
+def configure(**changes: Any) -> Limits:
+    """Change the render limits for this process (``max_output_chars=``, ``max_loop_iterations=``,
+    ``max_seconds=``); returns the previous `Limits`."""
+    previous = _LIMITS[0]
+    _LIMITS[0] = replace(previous, **changes)
+    return previous
+
+
+def limits() -> Limits:
+    """The render limits in force."""
+    return _LIMITS[0]
+
+
+class _Budget:
+    """What one render has used so far."""
+
+    __slots__ = ("limits", "steps", "deadline")
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.steps = 0
+        self.deadline = time.monotonic() + limits.max_seconds
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > self.limits.max_loop_iterations:
+            raise jinja2.exceptions.SecurityError(
+                f"the template looped more than max_loop_iterations ({self.limits.max_loop_iterations}) times")
+        if not self.steps & 1023:
+            self.check_time()
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise jinja2.exceptions.SecurityError(f"the template ran longer than max_seconds ({self.limits.max_seconds})")
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("polytok_chat_budget", default=None)
+_FORMAT_WIDTH = re.compile(r"%[-#0 +]*(\d+)|%[-#0 +]*\d*\.(\d+)")
+
+
+def _budget() -> Limits:
+    budget = _BUDGET.get()
+    return budget.limits if budget is not None else _LIMITS[0]
+
+
+def _too_big(what: str) -> jinja2.exceptions.SecurityError:
+    return jinja2.exceptions.SecurityError(f"{what} exceeds max_output_chars ({_budget().max_output_chars})")
+
+
+def _check_ints(args: tuple[Any, ...], kwargs: dict[str, Any], name: str) -> None:
+    cap = _budget().max_output_chars
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > cap:
+            raise _too_big(f"the argument {value} to {name}")
+
+
+def _bounded_range(*args: int) -> Any:
+    """``range`` for templates: Jinja's sandbox size rule, and each item counted against the budget."""
+    items = range(*args)
+    if len(items) > jinja2.sandbox.MAX_RANGE:
+        raise OverflowError(f"range too big (at most {jinja2.sandbox.MAX_RANGE} items)")
+    budget = _BUDGET.get()
+    for item in items:
+        if budget is not None:
+            budget.step()
+        yield item
+
+
+def _checked_filter(name: str, function: Any) -> Any:
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _check_ints(args[1:], kwargs, f"the filter {name}")
+        return function(*args, **kwargs)
+
+    return checked
+
+
+class _BoundedEnvironment(ImmutableSandboxedEnvironment):
+    """transformers' sandbox, with the size checks of `Limits` on operators and calls."""
+
+    intercepted_binops = frozenset(["*", "**", "%"])
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        cap = _budget().max_output_chars
+        if operator == "*":
+            for seq, count in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and len(seq) * count > cap:
+                    raise _too_big(f"a {type(seq).__name__} of {len(seq)} times {count}")
+        elif operator == "**":
+            if isinstance(left, int) and isinstance(right, int) and abs(left) > 1 and right * abs(left).bit_length() > 4 * cap:
+                raise _too_big(f"{left} ** {right}")
+        elif operator == "%" and isinstance(left, str):
+            widths = [int(w) for m in _FORMAT_WIDTH.finditer(left) for w in m.groups() if w]
+            if widths and max(widths) > cap:
+                raise _too_big(f"the format width {max(widths)}")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        _check_ints(args, kwargs, "a call")
+        return super().call(__context, __obj, *args, **kwargs)
 
 
 class _GenerationBlock(jinja2.ext.Extension):
@@ -94,9 +222,11 @@ class _Namespace(jinja2.utils.Namespace):
 
 @functools.cache
 def _environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=[_GenerationBlock, jinja2.ext.loopcontrols])
+    env = _BoundedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                              extensions=[_GenerationBlock, jinja2.ext.loopcontrols])
     env.filters["tojson"] = _tojson
+    env.filters = {name: _checked_filter(name, f) for name, f in env.filters.items()}
+    env.globals["range"] = _bounded_range
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
     env.globals["dict"] = _Dict()
@@ -134,8 +264,10 @@ def _template_line(tb: TracebackType | None) -> int | None:
 
 def render(template: jinja2.Template, name: str, context: dict[str, Any]) -> str:
     """`template` rendered with `context`; whatever it raises becomes a `ChatTemplateError`."""
+    budget = _Budget(_LIMITS[0])
+    token = _BUDGET.set(budget)
     try:
-        return template.render(**context)
+        return _bounded_output(template, context, budget)
     except jinja2.TemplateError as exc:
         # raise_exception's message, an undefined value, a sandbox refusal …
         message = exc.message if exc.message is not None else str(exc)
@@ -144,3 +276,17 @@ def render(template: jinja2.Template, name: str, context: dict[str, Any]) -> str
             OverflowError, RecursionError) as exc:
         raise ChatTemplateError(f"{type(exc).__name__}: {exc}", template=name,
                                 line=_template_line(exc.__traceback__)) from None
+    finally:
+        _BUDGET.reset(token)
+
+
+def _bounded_output(template: jinja2.Template, context: dict[str, Any], budget: _Budget) -> str:
+    """``template.render(**context)``, stopped once the output passes ``max_output_chars``."""
+    parts, size, cap = [], 0, budget.limits.max_output_chars
+    for chunk in template.generate(**context):
+        size += len(chunk)
+        if size > cap:
+            raise jinja2.exceptions.SecurityError(f"the output exceeds max_output_chars ({cap})")
+        parts.append(chunk)
+        budget.check_time()
+    return "".join(parts)
