@@ -57,6 +57,13 @@ class EncodeError(PolytokError, ValueError):
     """Text that the tokenizer cannot encode, where the reference engine raises too."""
 
 
+def not_utf8(exc: UnicodeEncodeError) -> EncodeError:
+    """A lone surrogate in the text: UTF-8 cannot hold it (tokenizers, llama.cpp and rwkv refuse it too)."""
+    char = exc.object[exc.start] if isinstance(exc.object, str) else "?"
+    return EncodeError(f"the text holds a lone surrogate U+{ord(char):04X} at character {exc.start}, which UTF-8 "
+                       "cannot encode")
+
+
 class DecodeError(PolytokError, ValueError):
     """Ids that cannot be decoded."""
 

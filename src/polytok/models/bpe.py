@@ -78,7 +78,7 @@ from operator import is_
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
-from ..errors import EncodeError, FormatError
+from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
 from ._bpe_word import merge_heap, merge_scan
 from ._cache import WordCache
@@ -344,7 +344,10 @@ class BPE(VocabLookup):
                 lengths.append(size)
                 continue
             if byte_ids is not None:
-                spelled = [byte_ids[b] for b in text.encode()]
+                try:
+                    spelled = [byte_ids[b] for b in text.encode()]
+                except UnicodeEncodeError as exc:
+                    raise not_utf8(exc) from None
                 if None not in spelled:
                     # subtle: a pending unk is not flushed first (HF order).
                     ids.extend(spelled)  # type: ignore[arg-type]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Literal, Sequence
 
-from ..errors import EncodeError
+from ..errors import EncodeError, not_utf8
 from ._cache import WordCache
 from ._vocab import byte_spans_to_chars
 
@@ -106,7 +106,10 @@ class RWKV:
     def tokenize(self, piece: str) -> list[int]:
         ids = self._cache.get(piece)
         if ids is None:
-            ids = self._match(piece.encode("utf-8", "surrogateescape"))[0]
+            try:
+                ids = self._match(piece.encode("utf-8", "surrogateescape"))[0]
+            except UnicodeEncodeError as exc:
+                raise not_utf8(exc) from None
             self._cache.remember(piece, ids)
         return ids[:]
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
+from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex_dialect import compile_onig
 from .split_behavior import RegexSplitter
@@ -50,7 +51,10 @@ _CACHE_LIMIT = 1 << 16
 
 def to_byte_level(piece: str) -> str:
     """`piece` written in the byte alphabet (one char per UTF-8 byte)."""
-    return piece.encode("utf-8").decode("latin-1").translate(_BYTE_TABLE)
+    try:
+        return piece.encode("utf-8").decode("latin-1").translate(_BYTE_TABLE)
+    except UnicodeEncodeError as exc:
+        raise not_utf8(exc) from None
 
 
 class _ByteLevelCache(dict[str, str]):

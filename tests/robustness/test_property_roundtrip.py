@@ -1,0 +1,208 @@
+"""Random Unicode through every fixture tokenizer: no crash, and decode(encode(x)) equals the reference's own round trip.
+
+Hypothesis draws surrogates, controls, combining sequences and mixed scripts. For each
+tokenizer the reference engine runs live on the same file: tokenizers (every
+tokenizer.json fixture), transformers' BertTokenizerFast (vocab.txt), sentencepiece
+(.model), tiktoken (gpt2.tiktoken with tiktoken's own r50k pattern), mistral-common
+(tekken.json), rwkv (TRIE_TOKENIZER), and llama.cpp through llama-cpp-python with
+``vocab_only=True`` (ggml-vocab GGUFs). Ids are compared too. A text the reference cannot
+take (a lone surrogate cannot cross into Rust or C++) must make polytok return ids or raise
+a polytok error, never anything else.
+
+Examples per tokenizer: POLYTOK_MAX_EXAMPLES (default 8 here, so the default run stays fast);
+the default run takes 13 tokenizers (one or two per family), ``-m slow`` all 39.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable
+
+import pytest
+
+import polytok
+from fixtures import ALL_HF_JSON, fixture_path, gguf_vocab_path
+from polytok.errors import PolytokError
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+EXAMPLES = int(os.environ.get("POLYTOK_MAX_EXAMPLES", "8"))
+COMBINING = st.characters(categories=("Mn", "Me", "Mc"))
+BASE = st.characters(categories=("Lu", "Ll", "Lo", "Nd", "Zs", "Po", "So"))
+SCRIPTS = st.sampled_from(["hello", "wörld", "日本語", "한국어", "Ελληνικά", "русский", "עברית", "عربي", "हिन्दी",
+                           "ไทย", "🤗🦙", "👩‍👩‍👧", "\u200d", "\ufeff", "  ", "\t", "\r\n", "1234567", "<s>", "</s>",
+                           "<|endoftext|>", "[CLS]", "▁", "Ġ"])
+TEXT = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+    st.text(st.characters(categories=("Cc", "Cf", "Zs", "Zl", "Zp")), max_size=20),
+    st.lists(st.tuples(BASE, st.lists(COMBINING, max_size=4)).map(lambda t: t[0] + "".join(t[1])),
+             max_size=10).map("".join),
+    st.lists(SCRIPTS, max_size=12).map("".join),
+)
+WITH_SURROGATES = st.text(st.characters(categories=("Cs", "Ll", "Zs")), min_size=1, max_size=12)
+
+# name -> (load polytok, ids and round trip of the reference, polytok's ids and round trip)
+Pair = tuple[Callable[[str], tuple[list[int], str]], Callable[[str], tuple[list[int], str]]]
+
+
+def _ours(tok: polytok.Tokenizer, **encode: Any) -> Callable[[str], tuple[list[int], str]]:
+    def run(text: str) -> tuple[list[int], str]:
+        ids = tok.encode(text, **encode)
+        return ids, tok.decode(ids)
+    return run
+
+
+def _hf(name: str) -> Pair:
+    tokenizers = pytest.importorskip("tokenizers")
+    fixture = next(f for f in ALL_HF_JSON if f.name == name)
+    path = fixture_path(name, fixture.files[0])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.encode(text).ids
+        return ids, ref.decode(ids, skip_special_tokens=False)
+    return run, _ours(polytok.load(path))
+
+
+def _spm(name: str) -> Pair:
+    spm = pytest.importorskip("sentencepiece")
+    path = fixture_path(name, "tokenizer.model" if "mistral" in name else "spm.model")
+    ref = spm.SentencePieceProcessor(model_file=str(path))
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.encode(text)
+        return ids, ref.decode(ids)
+    return run, _ours(polytok.load(path))
+
+
+def _tiktoken(_: str) -> Pair:
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    path = fixture_path("whisper-gpt2-tiktoken", "gpt2.tiktoken")
+    ref = tiktoken.Encoding("gpt2", pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(str(path)),
+                            special_tokens={"<|endoftext|>": 50256})
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.encode_ordinary(text)
+        return ids, ref.decode(ids)
+    return run, _ours(polytok.load(path))
+
+
+def _tekken(name: str) -> Pair:
+    tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
+    path = fixture_path(name, "tekken.json")
+    ref = tekken.Tekkenizer.from_file(str(path))
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.encode(text, bos=False, eos=False)
+        return ids, ref.decode(ids)
+    return run, _ours(polytok.load(path), add_special=False)
+
+
+def _rwkv(_: str) -> Pair:
+    rwkv_tokenizer = pytest.importorskip("rwkv.rwkv_tokenizer")
+    path = fixture_path("rwkv-world-vocab", "rwkv_vocab_v20230424.txt")
+    ref = rwkv_tokenizer.TRIE_TOKENIZER(str(path))
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.encode(text)
+        return ids, ref.decode(ids)
+    return run, _ours(polytok.load(path))
+
+
+def _wordpiece(name: str) -> Pair:
+    transformers = pytest.importorskip("transformers")
+    path = fixture_path(name, "vocab.txt")
+    ref = transformers.BertTokenizerFast(str(path))
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref(text)["input_ids"]
+        return ids, ref.decode(ids)
+    return run, _ours(polytok.load(path))
+
+
+def _gguf(name: str) -> Pair:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    path = gguf_vocab_path(name)
+    ref = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+
+    def run(text: str) -> tuple[list[int], str]:
+        ids = ref.tokenize(text.encode("utf-8"), add_bos=True, special=False)
+        return ids, ref.detokenize(ids, special=True).decode("utf-8", "replace")
+    ours = polytok.load(path)
+
+    def mine(text: str) -> tuple[list[int], str]:
+        ids = ours.encode(text, add_special=True, special="text")
+        return ids, ours.decode(ids)
+    return run, mine
+
+
+PAIRS: dict[str, Callable[[], Pair]] = {}
+for _fixture in ALL_HF_JSON:
+    PAIRS[f"hf:{_fixture.name}"] = functools.partial(_hf, _fixture.name)
+for _name in ("spm-botchan-bpe-1000", "spm-botchan-unigram-1000", "spm-kyoto-ja-unigram-8000", "spm-mistral-v1",
+              "spm-mistral-v3"):
+    PAIRS[f"spm:{_name}"] = functools.partial(_spm, _name)
+PAIRS["tiktoken:gpt2"] = functools.partial(_tiktoken, "gpt2")
+for _name in ("tekken-240718", "tekken-240911"):
+    PAIRS[f"tekken:{_name}"] = functools.partial(_tekken, _name)
+PAIRS["rwkv:world"] = functools.partial(_rwkv, "world")
+PAIRS["vocab.txt:bert-base-cased-vocab"] = functools.partial(_wordpiece, "bert-base-cased-vocab")
+for _name in ("llama-spm", "gpt-2", "bert-bge", "qwen2", "deepseek-coder", "falcon", "phi-3", "command-r"):
+    PAIRS[f"gguf:{_name}"] = functools.partial(_gguf, _name)
+
+
+@functools.lru_cache(maxsize=4)
+def _pair(name: str) -> Pair:
+    return PAIRS[name]()
+
+
+# the default run takes one or two tokenizers per family; -m slow takes every one
+DEFAULT = {"hf:gpt2", "hf:llama2", "hf:bert-base-uncased", "hf:albert-base-v2-tf5", "spm:spm-botchan-unigram-1000",
+           "spm:spm-mistral-v1", "tiktoken:gpt2", "tekken:tekken-240911", "rwkv:world",
+           "vocab.txt:bert-base-cased-vocab", "gguf:llama-spm", "gguf:gpt-2", "gguf:bert-bge"}
+ALL = [pytest.param(name, marks=() if name in DEFAULT else pytest.mark.slow) for name in PAIRS]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_round_trip_equals_reference(name):
+    reference, ours = _pair(name)
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(TEXT)
+    def check(text):
+        try:
+            expected = reference(text)
+        except Exception:  # noqa: BLE001 -- e.g. "Missing [UNK] token", or a text Rust/C++ cannot take
+            expected = None  # the reference refuses this text: polytok may refuse it too, never crash
+        try:
+            got = ours(text)
+        except PolytokError:
+            assert expected is None, f"polytok refused a text the reference took: {text!r}"
+            return
+        if expected is not None:
+            assert got == expected, text
+
+    check()
+
+
+@pytest.mark.parametrize("name", ["hf:gpt2", "hf:llama2", "hf:qwen3", "tiktoken:gpt2", "rwkv:world", "gguf:gpt-2",
+                                  "spm:spm-mistral-v1"])
+def test_surrogates_never_crash(name):
+    _, ours = _pair(name)
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None)
+    @given(WITH_SURROGATES)
+    def check(text):
+        try:
+            ours(text)
+        except PolytokError:
+            pass
+
+    check()
