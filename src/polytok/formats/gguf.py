@@ -273,10 +273,12 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     try:
         model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"],
                     byte_fallback=not vocab.pre.byte_encode)
-    except UnknownMergeToken as exc:  # llama.cpp keeps such a merge (it never applies); polytok refuses the file
+    except UnknownMergeToken as exc:
+        # llama.cpp stores merges as string pairs and never checks them against the vocabulary
+        # (llama-vocab.cpp load, bpe_ranks.emplace); polytok's BPE needs ids, so it refuses the file
         pair = list(merges)[exc.rank]
-        line = next((i for i, text in enumerate(vocab.merges or []) if text == f"{pair[0]} {pair[1]}"), exc.rank)
-        raise FormatError(exc.reason, file=vocab.file, key=f"{Tokenizer_keys.MERGES}[{line}]") from None
+        index = next((i for i, text in enumerate(vocab.merges or []) if text == f"{pair[0]} {pair[1]}"), exc.rank)
+        raise FormatError(exc.reason, file=vocab.file, key=f"{Tokenizer_keys.MERGES}[{index}]") from None
     normalizer = Replace(" ", "\u2581") if vocab.flags["escape_whitespaces"] else None
     return model, normalizer, LlamaRegexSplit(vocab.pre.regexes, byte_encode=vocab.pre.byte_encode)
 
