@@ -126,20 +126,48 @@ def _wordpiece(name: str) -> Pair:
     return run, _ours(polytok.load(path))
 
 
+def _llama_detokenize(llama_cpp: Any, ref: Any, ids: list[int]) -> bytes:
+    """llama.cpp's own ``llama_detokenize(remove_special=False, unparse_special=True)`` (polytok's
+    ``decode``); llama-cpp-python's ``detokenize`` is a per-token loop of its own, not this call."""
+    import ctypes
+
+    tokens = (llama_cpp.llama_token * len(ids))(*ids)
+    size = 64 + 32 * len(ids)
+    for _ in range(2):
+        buffer = ctypes.create_string_buffer(size)
+        n = llama_cpp.llama_detokenize(ref._model.vocab, tokens, len(ids), buffer, size, False, True)
+        if n >= 0:
+            return buffer.raw[:n]
+        size = -n
+    raise AssertionError("llama_detokenize buffer")
+
+
 def _gguf(name: str) -> Pair:
     llama_cpp = pytest.importorskip("llama_cpp")
     path = gguf_vocab_path(name)
     ref = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    _OPEN.append(ref)
 
     def run(text: str) -> tuple[list[int], str]:
         ids = ref.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-        return ids, ref.detokenize(ids, special=True).decode("utf-8", "replace")
+        return ids, _llama_detokenize(llama_cpp, ref, ids).decode("utf-8", "replace")
     ours = polytok.load(path)
 
     def mine(text: str) -> tuple[list[int], str]:
         ids = ours.encode(text, add_special=True, special="text")
         return ids, ours.decode(ids)
     return run, mine
+
+
+_OPEN: list[Any] = []  # llama.cpp models, closed before interpreter shutdown (their finalizer fails then)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_llama_models():
+    yield
+    _pair.cache_clear()
+    while _OPEN:
+        _OPEN.pop().close()
 
 
 PAIRS: dict[str, Callable[[], Pair]] = {}
