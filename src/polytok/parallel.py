@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool"]
 
 MIN_CHARS = 500_000  # below this a batch is encoded in the calling process
+WARM_SHARE = 2  # this process first encodes 1 / (WARM_SHARE * workers) of the batch itself
 
 # What a forked worker inherits: the function it applies to the items it is sent.
 _JOB: Callable[[Any], Any] | None = None
@@ -96,12 +97,18 @@ def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool,
     that worker's texts in this process, so it surfaces with its own type and message.
     """
     sizes = [len(t) if isinstance(t, str) else sum(map(len, t)) for t in texts]
-    spans = _spans(sizes, workers * 4)
+    spans = _spans(sizes, WARM_SHARE * workers * 4)
 
     def encode_span(span: tuple[int, int]) -> list[list[int]]:
         return [tok.encode(t, add_special=add_special, special=special) for t in texts[span[0]:span[1]]]
 
+    # this process encodes the first share itself before forking: the workers inherit
+    # the word caches it filled instead of each filling its own from nothing
+    head = max(1, len(spans) // (WARM_SHARE * workers))
     out: list[list[int]] = []
+    for span in spans[:head]:
+        out.extend(encode_span(span))
+    spans = spans[head:]
     for index, ok, result in map_in_pool(encode_span, spans, workers):
         if not ok:
             encode_span(spans[index])
