@@ -157,8 +157,8 @@ def test_count_over_files_in_worker_processes(tmp_path):
     assert serial.stderr == pooled.stderr and "byte offset 4" in pooled.stderr
 
 
-def test_count_of_a_long_file_cut_over_workers(tmp_path, monkeypatch):
-    """A file long enough to be cut into regions (parallel_text) counts as the reference counts it."""
+def test_count_of_a_long_file_with_any_number_of_workers(tmp_path, monkeypatch):
+    """A long file counts as the reference counts it, whatever --workers says; 0 is refused."""
     ref = _reference()
     text = "".join(f"Line {i}: the quick brown fox, 12345678 times.\n\n  " for i in range(6000))
     f = tmp_path / "long.txt"

@@ -54,8 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     cnt.add_argument("model")
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
     cnt.add_argument("--workers", type=int, default=None,
-                     help="processes to share the work: long texts are cut where the result provably "
-                          "does not change, else one file each (default: every core)")
+                     help="processes to share the files, one file each (default: every core)")
     modes(cnt)
     loading(cnt)
 
@@ -164,7 +163,7 @@ class _Progress:
 
 
 def _count(args: argparse.Namespace) -> int:
-    from . import parallel, parallel_text
+    from . import parallel
 
     tok = _load(args.model, args.option)
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
@@ -173,17 +172,7 @@ def _count(args: argparse.Namespace) -> int:
     if workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {workers}")
     totals: dict[int, int] = {}
-    if workers > 1 and parallel.can_fork() and parallel_text.scanner_for(tok) is not None \
-            and max(sizes) >= parallel_text.MIN_CHARS:
-        # long texts are cut into regions shared over the workers (parallel_text), exactly
-        texts = [_read_text_file(name) for name in args.files]
-        progress = _Progress(sum(map(len, texts)))
-        encoded = parallel_text.encode_long(tok, texts, add_special=add_special, special=special, workers=workers,
-                                            on_done=lambda n: progress.update(n, 0))
-        progress.close()
-        assert encoded is not None
-        totals = {index: len(ids) for index, ids in enumerate(encoded)}
-    elif workers > 1 and len(args.files) > 1 and "-" not in args.files and parallel.can_fork():
+    if workers > 1 and len(args.files) > 1 and "-" not in args.files and parallel.can_fork():
         totals = _count_files_in_pool(tok, args.files, sizes, add_special, special, min(workers, len(args.files)))
     else:
         progress = _Progress(sum(sizes))

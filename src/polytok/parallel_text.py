@@ -30,6 +30,14 @@ normalizer run on the whole text in the calling process, as `Tokenizer.encode`
 runs them. If no common start exists in an overlap (one piece longer than the
 overlap, say), or a scan meets an empty match (onig's iteration rules would
 apply), the text is encoded in one process instead: same ids, slower.
+
+Not used by default yet, measured: the region scan iterates ``finditer`` match
+objects, and the `regex` module's match objects cost about 2 µs each, so on
+Llama 3 over the three bench texts (1.1M pieces) the regions take 3.9-5.6 s of
+CPU in total against 2.1-2.7 s for one process's ``findall`` path: two workers
+are no faster than one process. `polytok count` shares whole files instead. The
+next step is a ``findall`` scan bounded by ``endpos`` with a proof (or check)
+that the bound cannot change the pieces kept.
 """
 
 from __future__ import annotations
@@ -37,6 +45,8 @@ from __future__ import annotations
 import multiprocessing
 from array import array
 from bisect import bisect_left
+from itertools import chain
+from operator import eq
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .pre_tokenizers.byte_level import ByteLevel
@@ -66,23 +76,31 @@ class Scanner:
         self.search, self.view, self.gaps, self.mapped, self.rest = search, view, gaps, mapped, rest
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
 
-    def pieces(self, view: str, pos: int, stop: int) -> Iterator[tuple[int, int]]:
+    def pieces(self, view: str, pos: int, stop: int) -> list[tuple[int, int]]:
         """``(start, end)`` of each piece of a scan from `pos`, until one starts at `stop` or later."""
-        last = pos
+        spans: list[tuple[int, int]] = []
+        add = spans.append
+        follows = len(view)  # where the first match not taken starts (the end of a final gap)
         for match in self.search(view, pos):
-            start, end = match.span()
-            if start == end:
-                raise _Unsafe
-            if self.gaps and start > last:
-                if last >= stop:
-                    return
-                yield last, start
-            if start >= stop:
-                return
-            yield start, end
+            span = match.span()
+            if span[0] >= stop:
+                follows = span[0]
+                break
+            add(span)
+        if spans and any(map(eq, *zip(*spans))):  # an empty match: onig's iteration rules would apply
+            raise _Unsafe
+        if not self.gaps:
+            return spans
+        out: list[tuple[int, int]] = []  # isolated: the text between matches is a piece too
+        last = pos
+        for start, end in spans:
+            if start > last:
+                out.append((last, start))
+            out.append((start, end))
             last = end
-        if self.gaps and last < len(view) and last < stop:
-            yield last, len(view)
+        if last < min(stop, follows):
+            out.append((last, follows))
+        return out
 
     def words(self, piece: str) -> list[str]:
         words = [self.mapped(piece)] if self.mapped is not None else [piece]
@@ -151,21 +169,19 @@ def _run(task: tuple[str, int, int]) -> tuple[str, int, int, Any]:
     lo, hi = regions[j]
     pos = 0 if j == 0 else lo - OVERLAP
     stop = len(text) if j == len(regions) - 1 else hi + OVERLAP
-    starts, counts, ids = array("q"), array("q"), array("q")
-    tokenize, one_word = tok.model.tokenize, scanner.one_word()
-    add_start, add_count, add_ids = starts.append, counts.append, ids.extend
     try:
-        for start, end in scanner.pieces(view, pos, stop):
-            if one_word is not None:
-                found = tokenize(one_word(text[start:end]))
-            else:
-                found = [i for word in scanner.words(text[start:end]) for i in tokenize(word)]
-            add_ids(found)
-            add_start(start)
-            add_count(len(found))
+        spans = list(scanner.pieces(view, pos, stop))
     except _Unsafe:
         return kind, index, j, None
-    return kind, index, j, (starts, counts, ids)
+    pieces = [text[start:end] for start, end in spans]
+    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
+    if one_word is not None and each is not None:  # the usual case, in bulk: the loops run in C
+        found = each(list(map(one_word, pieces)))
+    else:
+        tokenize = tok.model.tokenize
+        found = [[i for word in scanner.words(piece) for i in tokenize(word)] for piece in pieces]
+    starts = array("q", [start for start, _ in spans])
+    return kind, index, j, (starts, array("q", map(len, found)), array("q", chain.from_iterable(found)))
 
 
 def _join(regions: list[tuple[int, int]], parts: list[Any]) -> list[int] | None:
@@ -215,7 +231,7 @@ def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool, workers: i
 
 def _plan_text(scanner: Scanner, piece: str, at_origin: bool, workers: int, plan: list[tuple[str, Any]],
                segments: list[tuple[str, str, list[tuple[int, int]]]]) -> None:
-    n_regions = min(workers * 2, len(piece) // (4 * OVERLAP))
+    n_regions = min(workers * 2 + 1, len(piece) // (4 * OVERLAP))
     if n_regions < 2:
         plan.append(("short", (piece, at_origin)))
         return
@@ -257,15 +273,23 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
             tasks.append(("whole", index, 0))
     tasks.sort(key=lambda t: -(len(texts[t[1]]) if t[0] == "whole" else 0))  # regions first, then largest texts
     _JOB = (tok, scanner, texts, segments, add_special, special)
+
+    def done(result: tuple[str, int, int, Any]) -> None:
+        results.append(result)
+        if on_done is not None:
+            kind, index, j, _ = result
+            lo, hi = segments[index][2][j] if kind == "region" else (0, len(texts[index]))
+            on_done(hi - lo)
+
+    results: list[tuple[str, int, int, Any]] = []
     try:
-        results = []
+        # this process takes the first task itself before forking: the workers inherit the
+        # word caches it filled instead of each filling its own from nothing
+        if tasks:
+            done(_run(tasks.pop(0)))
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             for result in pool.imap_unordered(_run, tasks):
-                results.append(result)
-                if on_done is not None:
-                    kind, index, j, _ = result
-                    lo, hi = segments[index][2][j] if kind == "region" else (0, len(texts[index]))
-                    on_done(hi - lo)
+                done(result)
     finally:
         _JOB = None
     whole: dict[int, Any] = {}

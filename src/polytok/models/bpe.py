@@ -221,13 +221,17 @@ class BPE(VocabLookup):
         (``map`` over the cache, ``chain`` of the results), only the others run the merge loop.
         Warm, measured on cl100k over bench_en (420k words, 2 busy cores): a call per word
         0.27-0.38 s, this 0.12-0.21 s."""
+        return list(chain.from_iterable(self.tokenize_each(words)))
+
+    def tokenize_each(self, words: list[str]) -> list[list[int]]:
+        """The ids of each word (lists the caller must not change: they may be the cache's)."""
         if self._dropout:
-            return [i for word in words for i in self.tokenize(word)]
+            return [self.tokenize(word) for word in words]
         found = list(map(self._cache.get, words))
         if None in found:  # each new word once, then its ids wherever it occurs (all loops in C)
             new = {word: self.tokenize(word) for word in set(compress(words, map(is_, found, repeat(None))))}
             found = list(map(new.get, words, found))
-        return list(chain.from_iterable(found))  # type: ignore[arg-type]  # no None is left
+        return found  # type: ignore[return-value]  # no None is left
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         if not piece:
