@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Any
+from abc import ABC, abstractmethod
+from typing import Any, Callable
 
 from ..errors import PolytokError
 from ..special import SpecialTokens
@@ -36,7 +37,7 @@ _PACKAGES = {"hf": "tokenizers", "transformers": "transformers", "llama.cpp": "l
              "sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "mistral": "mistral_common (mistral-common)"}
 
 
-class Side:
+class Side(ABC):
     """One side of a comparison: a polytok pipeline or a reference engine on a file."""
 
     engine = "polytok"
@@ -56,14 +57,17 @@ class Side:
         #: polytok's pipeline for this file (for --explain); None when polytok cannot read it
         self.tokenizer: Tokenizer | None = None
 
+    @abstractmethod
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
-        raise NotImplementedError
+        """The ids of `text` in the given mode (`special` None: the side's own default)."""
 
+    @abstractmethod
     def decode(self, ids: list[int]) -> str:
-        raise NotImplementedError
+        """The text of `ids`, special tokens kept."""
 
+    @abstractmethod
     def piece(self, id_: int) -> str:
-        raise NotImplementedError
+        """How the side spells one id (``<id N>`` for one it does not have)."""
 
 
 def _require(engine: str) -> Any:
@@ -326,8 +330,9 @@ def reference_side(engine: str, path: str, label: str, proxy: Tokenizer | None) 
                                "reading of the file, which failed")
         side: Side = TiktokenSide(path, label, proxy)
     else:
-        make = {"hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide,
-                "mistral": MistralSide}[engine]
+        makers: dict[str, Callable[[str, str], Side]] = {
+            "hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide, "mistral": MistralSide}
+        make = makers[engine]
         try:
             side = make(path, label)
         except PolytokError:
