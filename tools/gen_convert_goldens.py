@@ -24,7 +24,6 @@ Run: ``python tools/gen_convert_goldens.py [--converter-python PY] [NAME ...]``.
 from __future__ import annotations
 
 import argparse
-import base64
 import gzip
 import hashlib
 import json
@@ -101,19 +100,10 @@ def llama_outputs(gguf_path: Path, out_json: Path) -> None:
 
 
 def _llama_child(gguf_path: Path, out_json: Path) -> None:
-    from gen_llama_goldens import MODES, Vocab, texts
+    from gen_llama_goldens import Vocab, mode_rows, texts
 
     vocab = Vocab(gguf_path)
-    rows = []
-    extra = [(f"redefinition-{i}", t) for i, t in enumerate(EXTRA_TEXTS)]
-    for text_name, text in texts() + extra:
-        for add_special, parse_special in MODES:
-            row = {"name": text_name, "text": text, "add_special": add_special, "parse_special": parse_special,
-                   "ids": vocab.tokenize(text, add_special, parse_special)}
-            if add_special and parse_special:
-                row["detok_keep"] = base64.b64encode(vocab.detokenize(row["ids"], False, True)).decode()
-                row["detok_skip"] = base64.b64encode(vocab.detokenize(row["ids"], True, False)).decode()
-            rows.append(row)
+    rows = mode_rows(vocab, texts() + [(f"redefinition-{i}", t) for i, t in enumerate(EXTRA_TEXTS)])
     out_json.write_text(json.dumps({"facts": vocab.facts(), "rows": rows}, ensure_ascii=False), encoding="utf-8")
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import ctypes
 import gzip
 import hashlib
 import json
@@ -32,6 +31,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+from polytok.parity.engines import LlamaCppSide  # noqa: E402
 OUT = ROOT / "tests" / "golden" / "gguf"
 TEXTS = ROOT.parent / "shared" / "fixtures" / "texts"
 MODES = [(True, False), (False, True), (True, True)]
@@ -64,40 +65,11 @@ def texts() -> list[tuple[str, str]]:
     return rows
 
 
-class Vocab:
-    """A vocab-only llama.cpp model, through llama-cpp-python's low-level bindings."""
+class Vocab(LlamaCppSide):
+    """A vocab-only llama.cpp model (polytok.parity's adapter), and what llama.cpp reports about it."""
 
     def __init__(self, path: Path) -> None:
-        import llama_cpp as L
-
-        self.L = L
-        L.llama_backend_init()
-        params = L.llama_model_default_params()
-        params.vocab_only = True
-        self.model = L.llama_model_load_from_file(str(path).encode(), params)
-        if not self.model:
-            raise RuntimeError(f"llama.cpp could not load {path}")
-        self.vocab = L.llama_model_get_vocab(self.model)
-
-    def tokenize(self, text: str, add_special: bool, parse_special: bool) -> list[int]:
-        data = text.encode("utf-8")
-        cap = len(data) + 16
-        while True:
-            buf = (self.L.llama_token * cap)()
-            n = self.L.llama_tokenize(self.vocab, data, len(data), buf, cap, add_special, parse_special)
-            if n >= 0:
-                return list(buf[:n])
-            cap = -n
-
-    def detokenize(self, ids: list[int], remove_special: bool, unparse_special: bool) -> bytes:
-        arr = (self.L.llama_token * max(1, len(ids)))(*ids)
-        cap = 64 + 16 * len(ids)
-        while True:
-            buf = ctypes.create_string_buffer(cap)
-            n = self.L.llama_detokenize(self.vocab, arr, len(ids), buf, cap, remove_special, unparse_special)
-            if n >= 0:
-                return buf.raw[:n]
-            cap = -n
+        super().__init__(str(path), path.name)
 
     def facts(self) -> dict:
         L, v = self.L, self.vocab
@@ -118,22 +90,28 @@ class Vocab:
                 "add_sep": bool(L.llama_vocab_get_add_sep(v)), "eog": eog, "attrs": attrs}
 
 
+def mode_rows(vocab: Vocab, cases: list[tuple[str, str]]) -> list[dict]:
+    """One row per text and mode: llama.cpp's ids, and in the last mode its detokenized bytes."""
+    rows = []
+    for text_name, text in cases:
+        for add_special, parse_special in MODES:
+            row = {"name": text_name, "text": text, "add_special": add_special, "parse_special": parse_special,
+                   "ids": vocab.tokenize(text, add_special, parse_special)}
+            if add_special and parse_special:
+                row["detok_keep"] = base64.b64encode(vocab.decode_bytes(row["ids"], False, True)).decode()
+                row["detok_skip"] = base64.b64encode(vocab.decode_bytes(row["ids"], True, False)).decode()
+            rows.append(row)
+    return rows
+
+
 def generate_one(name: str, path: Path, synthetic: bool = False) -> None:
     import llama_cpp
 
     vocab = Vocab(path)
     header = {"engine": "llama-cpp-python", "version": llama_cpp.__version__, "file": path.name,
               "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), **vocab.facts()}
-    rows = [header]
     cases = [(f"synthetic-{i}", t) for i, t in enumerate(SYNTHETIC_TEXTS)] if synthetic else texts()
-    for text_name, text in cases:
-        for add_special, parse_special in MODES:
-            row = {"name": text_name, "text": text, "add_special": add_special, "parse_special": parse_special,
-                   "ids": vocab.tokenize(text, add_special, parse_special)}
-            if add_special and parse_special:
-                row["detok_keep"] = base64.b64encode(vocab.detokenize(row["ids"], False, True)).decode()
-                row["detok_skip"] = base64.b64encode(vocab.detokenize(row["ids"], True, False)).decode()
-            rows.append(row)
+    rows = [header, *mode_rows(vocab, cases)]
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
     if synthetic:
         (SYNTHETIC / f"{name}.jsonl").write_bytes(data)

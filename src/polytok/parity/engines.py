@@ -197,22 +197,26 @@ class LlamaCppSide(Side):
         self.unk_id = next((i for i, a in enumerate(attrs) if a & _UNKNOWN), None)
 
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
+        return self.tokenize(text, add_special, _parse(special, SpecialTokens.PARSE))
+
+    def tokenize(self, text: str, add_special: bool, parse_special: bool) -> list[int]:
+        """``llama_tokenize`` with its two flags."""
         data = text.encode("utf-8")
         cap = len(data) + 16
-        parse = _parse(special, SpecialTokens.PARSE)
         while True:
             buf = (self.L.llama_token * cap)()
-            n = self.L.llama_tokenize(self.vocab, data, len(data), buf, cap, add_special, parse)
+            n = self.L.llama_tokenize(self.vocab, data, len(data), buf, cap, add_special, parse_special)
             if n >= 0:
                 return list(buf[:n])
             cap = -n
 
-    def decode_bytes(self, ids: list[int]) -> bytes:
+    def decode_bytes(self, ids: list[int], remove_special: bool = False, unparse_special: bool = True) -> bytes:
+        """``llama_detokenize`` with its two flags (by default: special tokens kept, as text)."""
         arr = (self.L.llama_token * max(1, len(ids)))(*ids)
         cap = 64 + 16 * len(ids)
         while True:
             buf = ctypes.create_string_buffer(cap)
-            n = self.L.llama_detokenize(self.vocab, arr, len(ids), buf, cap, False, True)
+            n = self.L.llama_detokenize(self.vocab, arr, len(ids), buf, cap, remove_special, unparse_special)
             if n >= 0:
                 return buf.raw[:n]
             cap = -n
