@@ -42,13 +42,14 @@ that the bound cannot change the pieces kept.
 
 from __future__ import annotations
 
-import multiprocessing
 from array import array
 from bisect import bisect_left
+from functools import partial
 from itertools import chain
 from operator import eq
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from .parallel import can_fork, map_in_pool
 from .pre_tokenizers.byte_level import ByteLevel
 from .pre_tokenizers.sequence import Sequence
 from .pre_tokenizers.split import Split
@@ -153,15 +154,13 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     return Scanner(pattern.finditer, lambda text: text, gaps, mapped, rest, prefix_space)
 
 
-# What forked workers inherit: (tokenizer, scanner, the texts, [(text, view, regions)] per long segment,
-# add_special, special).
-_JOB: tuple[Any, Scanner, list[str], list[tuple[str, str, list[tuple[int, int]]]], bool, Any] | None = None
+def _run(job: tuple[Any, Scanner, list[str], list[tuple[str, str, list[tuple[int, int]]]], bool, Any],
+         task: tuple[str, int, int]) -> tuple[str, int, int, Any]:
+    """A worker's share: a whole text's ids, or one region's ``(starts, id counts, ids)`` (None when unsafe).
 
-
-def _run(task: tuple[str, int, int]) -> tuple[str, int, int, Any]:
-    """A worker's share: a whole text's ids, or one region's ``(starts, id counts, ids)`` (None when unsafe)."""
-    assert _JOB is not None
-    tok, scanner, texts, segments, add_special, special = _JOB
+    `job`: the tokenizer, the scanner, the texts, ``(text, view, regions)`` per long segment,
+    add_special and special."""
+    tok, scanner, texts, segments, add_special, special = job
     kind, index, j = task
     if kind == "whole":
         return kind, index, j, array("q", tok.encode(texts[index], add_special=add_special, special=special))
@@ -251,14 +250,13 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
     notes); shorter ones go to a worker whole. One pool serves all texts, so each
     worker's caches warm up once. A long text whose regions cannot be joined is
     encoded in this process. None when the pipeline is not one `scanner_for`
-    accepts or `workers` < 2: the caller encodes in one process then.
+    accepts, `workers` < 2 or no safe ``fork``: the caller encodes in one process then.
     `on_done(n)` is called with the characters of each piece of work as it finishes.
     """
-    global _JOB
     from .tokenizer import _policy
 
     scanner = scanner_for(tok)
-    if scanner is None or workers < 2:
+    if scanner is None or workers < 2 or not can_fork():
         return None
     parse = _policy(tok.default_special if special is None else special)
     segments: list[tuple[str, str, list[tuple[int, int]]]] = []
@@ -272,7 +270,7 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
         else:
             tasks.append(("whole", index, 0))
     tasks.sort(key=lambda t: -(len(texts[t[1]]) if t[0] == "whole" else 0))  # regions first, then largest texts
-    _JOB = (tok, scanner, texts, segments, add_special, special)
+    job = (tok, scanner, texts, segments, add_special, special)
 
     def done(result: tuple[str, int, int, Any]) -> None:
         results.append(result)
@@ -282,16 +280,15 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
             on_done(hi - lo)
 
     results: list[tuple[str, int, int, Any]] = []
-    try:
-        # this process takes the first task itself before forking: the workers inherit the
-        # word caches it filled instead of each filling its own from nothing
-        if tasks:
-            done(_run(tasks.pop(0)))
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for result in pool.imap_unordered(_run, tasks):
-                done(result)
-    finally:
-        _JOB = None
+    # this process takes the first task itself before forking: the workers inherit the
+    # word caches it filled instead of each filling its own from nothing
+    if tasks:
+        done(_run(job, tasks.pop(0)))
+    for position, ok, result in map_in_pool(partial(_run, job), tasks, workers, ordered=False):
+        if not ok:
+            _run(job, tasks[position])  # raises the error here, with its own type
+            raise RuntimeError(f"a worker failed where this process did not: {result}")
+        done(result)
     whole: dict[int, Any] = {}
     parts: dict[int, dict[int, Any]] = {}
     for kind, index, j, result in results:
