@@ -48,11 +48,17 @@ WITH_SURROGATES = st.text(st.characters(categories=("Cs", "Ll", "Zs")), min_size
 Pair = tuple[Callable[[str], tuple[list[int], str]], Callable[[str], tuple[list[int], str]]]
 
 
-def _ours(tok: polytok.Tokenizer, **encode: Any) -> Callable[[str], tuple[list[int], str]]:
+def _round_trip(encode: Callable[[str], list[int]], decode: Callable[[list[int]], str]
+                ) -> Callable[[str], tuple[list[int], str]]:
+    """text -> (its ids, the decode of those ids)."""
     def run(text: str) -> tuple[list[int], str]:
-        ids = tok.encode(text, **encode)
-        return ids, tok.decode(ids)
+        ids = encode(text)
+        return ids, decode(ids)
     return run
+
+
+def _ours(tok: polytok.Tokenizer, **encode: Any) -> Callable[[str], tuple[list[int], str]]:
+    return _round_trip(lambda text: tok.encode(text, **encode), tok.decode)
 
 
 def _hf(name: str) -> Pair:
@@ -60,22 +66,15 @@ def _hf(name: str) -> Pair:
     fixture = next(f for f in ALL_HF_JSON if f.name == name)
     path = fixture_path(name, fixture.files[0])
     ref = tokenizers.Tokenizer.from_file(str(path))
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.encode(text).ids
-        return ids, ref.decode(ids, skip_special_tokens=False)
-    return run, _ours(polytok.load(path))
+    return (_round_trip(lambda t: ref.encode(t).ids, lambda ids: ref.decode(ids, skip_special_tokens=False)),
+            _ours(polytok.load(path)))
 
 
 def _spm(name: str) -> Pair:
     spm = pytest.importorskip("sentencepiece")
     path = fixture_path(name, "tokenizer.model" if "mistral" in name else "spm.model")
     ref = spm.SentencePieceProcessor(model_file=str(path))
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.encode(text)
-        return ids, ref.decode(ids)
-    return run, _ours(polytok.load(path))
+    return _round_trip(ref.encode, ref.decode), _ours(polytok.load(path))
 
 
 def _tiktoken(_: str) -> Pair:
@@ -86,77 +85,43 @@ def _tiktoken(_: str) -> Pair:
     path = fixture_path("whisper-gpt2-tiktoken", "gpt2.tiktoken")
     ref = tiktoken.Encoding("gpt2", pat_str=r50k_pat_str, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens={"<|endoftext|>": 50256})
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.encode_ordinary(text)
-        return ids, ref.decode(ids)
-    return run, _ours(polytok.load(path))
+    return _round_trip(ref.encode_ordinary, ref.decode), _ours(polytok.load(path))
 
 
 def _tekken(name: str) -> Pair:
     tekken = pytest.importorskip("mistral_common.tokens.tokenizers.tekken")
     path = fixture_path(name, "tekken.json")
     ref = tekken.Tekkenizer.from_file(str(path))
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.encode(text, bos=False, eos=False)
-        return ids, ref.decode(ids)
-    return run, _ours(polytok.load(path), add_special=False)
+    return (_round_trip(lambda t: ref.encode(t, bos=False, eos=False), ref.decode),
+            _ours(polytok.load(path), add_special=False))
 
 
 def _rwkv(_: str) -> Pair:
     rwkv_tokenizer = pytest.importorskip("rwkv.rwkv_tokenizer")
     path = fixture_path("rwkv-world-vocab", "rwkv_vocab_v20230424.txt")
     ref = rwkv_tokenizer.TRIE_TOKENIZER(str(path))
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.encode(text)
-        return ids, ref.decode(ids)
-    return run, _ours(polytok.load(path))
+    return _round_trip(ref.encode, ref.decode), _ours(polytok.load(path))
 
 
 def _wordpiece(name: str) -> Pair:
     transformers = pytest.importorskip("transformers")
     path = fixture_path(name, "vocab.txt")
     ref = transformers.BertTokenizerFast(str(path))
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref(text)["input_ids"]
-        return ids, ref.decode(ids)
-    return run, _ours(polytok.load(path))
-
-
-def _llama_detokenize(llama_cpp: Any, ref: Any, ids: list[int]) -> bytes:
-    """llama.cpp's own ``llama_detokenize(remove_special=False, unparse_special=True)`` (polytok's
-    ``decode``); llama-cpp-python's ``detokenize`` is a per-token loop of its own, not this call."""
-    import ctypes
-
-    tokens = (llama_cpp.llama_token * len(ids))(*ids)
-    size = 64 + 32 * len(ids)
-    for _ in range(2):
-        buffer = ctypes.create_string_buffer(size)
-        n = llama_cpp.llama_detokenize(ref._model.vocab, tokens, len(ids), buffer, size, False, True)
-        if n >= 0:
-            return buffer.raw[:n]
-        size = -n
-    raise AssertionError("llama_detokenize buffer")
+    return _round_trip(lambda t: ref(t)["input_ids"], ref.decode), _ours(polytok.load(path))
 
 
 def _gguf(name: str) -> Pair:
-    llama_cpp = pytest.importorskip("llama_cpp")
+    """llama.cpp's ``llama_tokenize(add_special=True, parse_special=False)`` and its own
+    ``llama_detokenize(remove_special=False, unparse_special=True)`` (llama-cpp-python's
+    ``detokenize`` is a per-token loop of its own, not that call)."""
+    pytest.importorskip("llama_cpp")
+    from polytok.parity.engines import LlamaCppSide
+
     path = gguf_vocab_path(name)
-    ref = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    ref = LlamaCppSide(str(path), name)
     _OPEN.append(ref)
-
-    def run(text: str) -> tuple[list[int], str]:
-        ids = ref.tokenize(text.encode("utf-8"), add_bos=True, special=False)
-        return ids, _llama_detokenize(llama_cpp, ref, ids).decode("utf-8", "replace")
-    ours = polytok.load(path)
-
-    def mine(text: str) -> tuple[list[int], str]:
-        ids = ours.encode(text, add_special=True, special="text")
-        return ids, ours.decode(ids)
-    return run, mine
+    return (_round_trip(lambda t: ref.tokenize(t, True, False), ref.decode),
+            _ours(polytok.load(path), add_special=True, special="text"))
 
 
 _OPEN: list[Any] = []  # llama.cpp models, closed before interpreter shutdown (their finalizer fails then)
