@@ -26,6 +26,19 @@ def long_text(seed: int, n_chars: int = 260_000) -> str:
     return "".join(out)
 
 
+def small_regions(monkeypatch, name):
+    """The reference and polytok for a tokenizer.json fixture (file truncation off), with short
+    texts cut into 64-character overlaps, so joins happen in every test text."""
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    path = fixture_path(name, HF_JSON_FIXTURES[name])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    tok = polytok.load(path)
+    tok.truncation = None
+    return ref, tok
+
+
 @pytest.mark.parametrize("name", ["gpt2", "llama3", "qwen3", "roberta-base"])
 def test_long_texts_equal_tokenizers(name, monkeypatch):
     monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
@@ -57,13 +70,7 @@ def test_tiktoken_long_text_equals_tiktoken(monkeypatch):
 def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
     """Cut inside a run that a scan from the middle reads differently: the join must not trust a
     region's first pieces (a scan starting inside "  word" sees " word", the whole text sees " ", " word")."""
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
-    path = fixture_path("gpt2", HF_JSON_FIXTURES["gpt2"])
-    ref = tokenizers.Tokenizer.from_file(str(path))
-    ref.no_truncation()
-    tok = polytok.load(path)
-    tok.truncation = None
+    ref, tok = small_regions(monkeypatch, "gpt2")
     text = "".join(f"{'a' * (i % 7)}{' ' * (i % 5)}w{i}\n" for i in range(4000))
     for workers in (2, 3, 5):
         assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == \
@@ -71,13 +78,7 @@ def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
 
 
 def test_no_common_start_falls_back_to_one_process(monkeypatch):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
-    path = fixture_path("gpt2", HF_JSON_FIXTURES["gpt2"])
-    ref = tokenizers.Tokenizer.from_file(str(path))
-    ref.no_truncation()
-    tok = polytok.load(path)
-    tok.truncation = None
+    ref, tok = small_regions(monkeypatch, "gpt2")
     text = "x" * 30_000  # one piece: no region boundary has a piece start
     assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \
         [ref.encode(text, add_special_tokens=False).ids]
@@ -94,11 +95,7 @@ def test_a_scan_from_inside_a_run_of_digits_is_not_trusted_until_it_meets_the_wh
     """llama3 cuts digits in threes from the left: a scan that starts inside "1234567" cuts
     234|567 where the whole text cuts 123|456|7, so the first piece start after the region's
     overlap begins is not a safe join; only a start both scans share is."""
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
-    path = fixture_path("llama3", HF_JSON_FIXTURES["llama3"])
-    ref = tokenizers.Tokenizer.from_file(str(path))
-    tok = polytok.load(path)
+    ref, tok = small_regions(monkeypatch, "llama3")
     rng = random.Random(7)
     text = " ".join("".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 200))) for _ in range(600))
     expected = [ref.encode(text, add_special_tokens=False).ids]
