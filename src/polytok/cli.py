@@ -322,7 +322,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 def _chat(args: argparse.Namespace) -> int:
     tok = _load(args.model, args.option)
-    source = sys.stdin.read() if args.conversation == "-" else _read_file(args.conversation)
+    source = _read_text_file(args.conversation)
     try:
         data = json.loads(source)
     except json.JSONDecodeError as exc:
@@ -337,14 +337,6 @@ def _chat(args: argparse.Namespace) -> int:
                                   template=args.template, **options)
     sys.stdout.write(" ".join(map(str, out)) + "\n" if isinstance(out, list) else out)
     return 0
-
-
-def _read_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as exc:
-        raise PolytokError(f"{path}: {exc.strerror}") from None
 
 
 _COMMANDS = {"encode": _encode, "decode": _decode, "count": _count, "inspect": _inspect, "chat": _chat}
