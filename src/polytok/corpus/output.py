@@ -1,0 +1,149 @@
+"""The output folder of a corpus run: a fresh start or ``--resume``, shards in, manifest out.
+
+Engines hand over encoded shards in any order. Each shard's files are written
+as soon as it arrives (to a temporary name, renamed when whole); the manifest
+takes shards only in input order, so it always lists a prefix of complete
+shards. Resuming keeps the longest prefix whose files are still whole (size and
+sha256 as listed), removes temporary files and shard files beyond it, and the
+engine encodes the rest: nothing listed is read again, nothing is listed twice.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from ..errors import FormatError
+from .manifest import MANIFEST, read_manifest, write_manifest
+from .readers import Split
+from .shards import TEMP_SUFFIX, Settings, ShardResult, sha256_file, write_shard
+
+__all__ = ["Output"]
+
+Progress = Callable[[int, int, int], None]  # (documents, tokens, input bytes) so far
+
+
+class Output:
+    """The shards and manifest of one run in `out_dir` (see the module notes)."""
+
+    def __init__(self, out_dir: str, manifest: dict[str, Any], splits: list[Split], resume: bool) -> None:
+        self.out_dir, self.splits = out_dir, splits
+        self.settings = Settings(**manifest["settings"])
+        self.inputs = manifest["inputs"]
+        self.pending: dict[int, dict[str, Any]] = {}
+        self.bytes_done = 0
+        self.ends = {s.file_index: s.end for s in splits}  # each input's size in bytes or rows
+        os.makedirs(out_dir, exist_ok=True)
+        if resume and os.path.exists(os.path.join(out_dir, MANIFEST)):
+            self.manifest = _resumed(read_manifest(out_dir), manifest, out_dir)
+        else:
+            _check_empty(out_dir)
+            self.manifest = manifest
+        self._clean()
+        self.lines_before = [0] * len(self.inputs)
+        for shard in self.manifest["shards"]:
+            self.lines_before[shard["input"]] += shard["lines"]
+        write_manifest(out_dir, self.manifest)
+
+    @property
+    def next_index(self) -> int:
+        """The first split without a complete shard."""
+        return len(self.manifest["shards"])
+
+    def _clean(self) -> None:
+        """Remove temporary files and shard files that the manifest does not list."""
+        listed = {f["name"] for s in self.manifest["shards"] for f in s["files"].values()}
+        for name in os.listdir(self.out_dir):
+            if name.endswith(TEMP_SUFFIX) or (name.startswith("shard-") and name not in listed):
+                os.remove(os.path.join(self.out_dir, name))
+
+    def add(self, result: ShardResult, progress: Progress | None = None) -> None:
+        """Write `result`'s files, and list every shard now complete in input order."""
+        split = self.splits[result.index]
+        entry = {"name": f"shard-{result.index:06d}", "input": split.file_index, "start": split.start,
+                 "end": split.end, "lines": result.lines, "documents": result.documents,
+                 "tokens": result.tokens, "bad_records": len(result.bad),
+                 "files": write_shard(self.out_dir, result, self.settings)}
+        self.pending[result.index] = {"entry": entry, "bad": result.bad}
+        while self.next_index in self.pending:
+            self._list(**self.pending.pop(self.next_index))
+            if progress is not None:
+                m = self.manifest
+                progress(m["documents"], m["tokens"], self._bytes_done())
+        if self.next_index == len(self.splits):
+            self.manifest["complete"] = True
+        write_manifest(self.out_dir, self.manifest)
+
+    def _list(self, entry: dict[str, Any], bad: list[Any]) -> None:
+        path = self.inputs[entry["input"]]["path"]
+        errors = []
+        for b in bad:
+            if self.inputs[entry["input"]]["kind"] == "parquet":
+                error = {"shard": entry["name"], "file": path, "row": b.place, "reason": b.reason}
+                where: dict[str, Any] = {"key": f"{self.settings.column}[{b.place}]"}
+            else:
+                line = self.lines_before[entry["input"]] + b.place + 1
+                error = {"shard": entry["name"], "file": path, "line": line, "reason": b.reason}
+                where = {"line": line}
+            if self.settings.on_error == "fail":
+                raise FormatError(b.reason, file=path, **where)
+            errors.append(error)
+        self.lines_before[entry["input"]] += entry["lines"]
+        m = self.manifest
+        m["shards"].append(entry)
+        m["errors"].extend(errors)
+        m["documents"] += entry["documents"]
+        m["tokens"] += entry["tokens"]
+        m["bad_records"] += len(errors)
+        m["input_lines"] += entry["lines"]
+
+    def _bytes_done(self) -> int:
+        """Input bytes of the listed shards (a Parquet shard counts its share of the file's size)."""
+        split = self.splits[self.next_index - 1]
+        info = self.inputs[split.file_index]
+        if info["kind"] == "parquet":
+            self.bytes_done += (split.end - split.start) * info["bytes"] // max(self.ends[split.file_index], 1)
+        else:
+            self.bytes_done += split.end - split.start
+        return self.bytes_done
+
+    def finish(self) -> dict[str, Any]:
+        if self.next_index == len(self.splits):
+            self.manifest["complete"] = True
+            write_manifest(self.out_dir, self.manifest)
+        return self.manifest
+
+
+def _check_empty(out_dir: str) -> None:
+    taken = [n for n in os.listdir(out_dir) if n == MANIFEST or n.startswith("shard-")]
+    if taken:
+        raise FormatError("already holds a corpus (use --resume to continue it, or an empty folder)",
+                          file=out_dir)
+
+
+_SAME = ("format", "polytok_version", "tokenizer", "settings", "inputs")
+
+
+def _resumed(old: dict[str, Any], new: dict[str, Any], out_dir: str) -> dict[str, Any]:
+    """`new` with the longest prefix of `old`'s shards whose files are whole; FormatError if they differ."""
+    for key in _SAME:
+        if old.get(key) != new[key]:
+            raise FormatError(f"--resume with a different {key} than the run that wrote it", file=out_dir, key=key)
+    kept = []
+    for shard in old.get("shards", []):
+        if not all(_whole(out_dir, f) for f in shard["files"].values()):
+            break
+        kept.append(shard)
+    manifest = dict(new)
+    names = {s["name"] for s in kept}
+    manifest["shards"] = kept
+    manifest["errors"] = [e for e in old.get("errors", []) if e["shard"] in names]
+    for key in ("documents", "tokens", "input_lines"):
+        manifest[key] = sum(s[key if key != "input_lines" else "lines"] for s in kept)
+    manifest["bad_records"] = len(manifest["errors"])
+    return manifest
+
+
+def _whole(out_dir: str, info: dict[str, Any]) -> bool:
+    path = os.path.join(out_dir, info["name"])
+    return os.path.isfile(path) and os.path.getsize(path) == info["bytes"] and sha256_file(path) == info["sha256"]
