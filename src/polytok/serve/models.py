@@ -1,0 +1,149 @@
+"""The tokenizers a `polytok serve` page may use, and the rule for paths typed in the page.
+
+Three sources, all read with `polytok.load`:
+
+- the built-in ``gpt2``;
+- the models given on the command line (the person starting the server chose them:
+  any path, loaded at start-up so a bad one stops the server with its error);
+- a path typed in the page, read only when it lies under a folder given with
+  ``--root``. The check is on the real path (``os.path.realpath``: symbolic links
+  and ``..`` resolved), so a link inside a root that points outside it is refused;
+  the sibling files a reader may open beside the model (a folder's
+  ``tokenizer_config.json``, ``merges.txt`` beside ``vocab.json``) are checked the
+  same way. Without ``--root`` no typed path is read. Path-loaded tokenizers are
+  kept, the least recently used dropped beyond `MAX_PATH_MODELS`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import PolytokError
+from ..formats import BUILTIN, load
+from ..tokenizer import Tokenizer
+
+__all__ = ["ApiError", "Entry", "Registry", "MAX_PATH_MODELS"]
+
+MAX_PATH_MODELS = 8
+
+
+class ApiError(Exception):
+    """A request the server refuses: an HTTP status and a sentence for the page."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class Entry:
+    """One loaded tokenizer, under the name the page uses for it."""
+
+    name: str
+    tokenizer: Tokenizer
+    origin: str  # "builtin" | "command line" | "path"
+
+    def describe(self) -> dict[str, Any]:
+        tok = self.tokenizer
+        return {"name": self.name, "origin": self.origin, "format": str(tok.metadata.get("format", "?")),
+                "source": str(tok.metadata.get("source", "?")), "size": len(tok),
+                "default_special": tok.default_special.value}
+
+
+class Registry:
+    """Names to tokenizers; `get` also loads a path under one of `roots`."""
+
+    def __init__(self, roots: list[str] | None = None) -> None:
+        self.roots = [os.path.realpath(r) for r in roots or []]
+        for root in self.roots:
+            if not os.path.isdir(root):
+                raise PolytokError(f"--root {root}: not a folder")
+        self._fixed: dict[str, Entry] = {}
+        self._paths: OrderedDict[str, Entry] = OrderedDict()
+
+    def add_builtin(self, name: str = "gpt2") -> Entry:
+        entry = Entry(name, load(name), "builtin")
+        self._fixed[name] = entry
+        return entry
+
+    def add(self, spec: str, tokenizer: Tokenizer) -> Entry:
+        """Register a tokenizer given on the command line under the argument as written."""
+        entry = Entry(spec, tokenizer, "command line")
+        self._fixed[spec] = entry
+        return entry
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [e.describe() for e in [*self._fixed.values(), *self._paths.values()]]
+
+    def get(self, name: Any) -> Entry:
+        """The tokenizer called `name`: a registered name, else a path under a root.
+
+        Raises:
+            ApiError: 400 not a name, 403 outside every root (or no root), 404 no such
+                file, 400 a file polytok cannot read as a tokenizer.
+        """
+        if not isinstance(name, str) or not name:
+            raise ApiError(400, "'model' must be a non-empty string: a loaded model's name or a path")
+        if name in self._fixed:
+            return self._fixed[name]
+        real = self.resolve(name)
+        if real in self._paths:
+            self._paths.move_to_end(real)
+            return self._paths[real]
+        try:
+            tok = load(real)
+        except PolytokError as exc:
+            raise ApiError(400, f"cannot load {name}: {exc}") from None
+        entry = Entry(real, tok, "path")
+        self._paths[real] = entry
+        while len(self._paths) > MAX_PATH_MODELS:
+            self._paths.popitem(last=False)
+        return entry
+
+    def resolve(self, name: str) -> str:
+        """The real path of `name` when it lies under a root (a relative name is taken from each root in turn)."""
+        if not self.roots:
+            raise ApiError(403 if _looks_like_path(name) else 404,
+                           f"{name!r} is not a loaded model, and this server reads no other path "
+                           "(start it with --root FOLDER to allow paths under FOLDER)")
+        if "\x00" in name:
+            raise ApiError(400, "a path cannot contain a NUL character")
+        candidates = [name] if os.path.isabs(name) else [os.path.join(root, name) for root in self.roots]
+        for candidate in candidates:
+            real = os.path.realpath(candidate)
+            root = self._root_of(real)
+            if root is None:
+                continue
+            if not os.path.exists(real):
+                continue
+            self._check_siblings(real, root)
+            return real
+        if any(self._root_of(os.path.realpath(c)) is not None for c in candidates):
+            raise ApiError(404, f"{name}: no such file or folder under the --root folders")
+        raise ApiError(403, f"{name}: outside the folders this server may read (--root)")
+
+    def _root_of(self, real: str) -> str | None:
+        for root in self.roots:
+            if real == root or os.path.commonpath([root, real]) == root:
+                return root
+        return None
+
+    def _check_siblings(self, real: str, root: str) -> None:
+        """Refuse a model whose folder holds a link out of the roots (a reader may open the files beside it)."""
+        folder = real if os.path.isdir(real) else os.path.dirname(real)
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
+            raise ApiError(403, f"cannot list the folder {folder}: {exc.strerror}") from None
+        for entry in names:
+            target = os.path.realpath(os.path.join(folder, entry))
+            if self._root_of(target) is None:
+                raise ApiError(403, f"{os.path.join(folder, entry)} links outside the --root folders; refused")
+
+
+def _looks_like_path(name: str) -> bool:
+    return os.sep in name or name.startswith(".") or name not in BUILTIN and "." in name

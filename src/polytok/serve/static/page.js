@@ -1,0 +1,353 @@
+// polytok serve: the page. Plain JavaScript, no build step, nothing loaded from elsewhere.
+// It asks the server's JSON endpoints (/api/encode, /api/compare, /api/explain) and draws the answers.
+"use strict";
+
+const FLAG = { SPECIAL: 1, BYTE: 2, PARTIAL: 4, ADDED: 8 };
+const DEBOUNCE_MS = 250;
+const MAX_EXPLAIN_ROWS = 1500;
+const $ = (sel) => document.querySelector(sel);
+
+const state = { view: "tokens", models: [], seq: 0, timer: 0, controller: null, lastText: "" };
+
+function esc(s) {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+function visible(s) {
+  // a newline or tab keeps its place in the layout and gets a mark you can see
+  return esc(s).replace(/\n/g, "\u21b5\n").replace(/\t/g, "\u2192\t");
+}
+
+function quoted(s) { return JSON.stringify(s); }
+
+async function api(path, body, signal) {
+  const init = body === undefined ? { signal } :
+    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal };
+  const resp = await fetch(path, init);
+  let data;
+  try { data = await resp.json(); } catch (e) { data = { error: `HTTP ${resp.status}` }; }
+  if (!resp.ok) { throw new Error(data.error || `HTTP ${resp.status}`); }
+  return data;
+}
+
+function showError(message) {
+  const box = $("#error");
+  box.hidden = !message;
+  box.textContent = message || "";
+}
+
+function setStatus(message) { $("#status").textContent = message; }
+
+// -- choosers ---------------------------------------------------------------------------
+
+function fillSelect(select, models, withNone) {
+  const keep = select.value;
+  select.innerHTML = "";
+  if (withNone) { select.append(new Option("(none)", "")); }
+  for (const m of models) {
+    const opt = new Option(`${m.name} \u2014 ${m.format}`, m.name);
+    opt.title = `${m.source} (${m.size} ids, ${m.origin})`;
+    select.append(opt);
+  }
+  if ([...select.options].some((o) => o.value === keep)) { select.value = keep; }
+}
+
+async function loadModels() {
+  const data = await api("/api/models");
+  state.models = data.models;
+  fillSelect($("#model-a"), data.models, false);
+  fillSelect($("#model-b"), data.models, true);
+  $("#roots").textContent = data.roots.length ? `roots: ${data.roots.join(", ")}` : "(no --root: only the models above)";
+}
+
+function side(which) {
+  const model = $(`#model-${which}`).value;
+  const special = $(`#special-${which}`).value || null;
+  return model ? { model, special } : null;
+}
+
+// -- token spans ------------------------------------------------------------------------
+
+function spansHtml(view, cps, marks) {
+  const out = [];
+  let pos = 0;
+  const n = view.ids.length;
+  for (let k = 0; k < n; k++) {
+    const [s, e] = view.offsets[k];
+    const f = view.flags[k];
+    const cls = ["tok", `c${k % 6}`];
+    if (f & FLAG.SPECIAL) { cls.push("special"); }
+    if (f & FLAG.BYTE) { cls.push("byte"); }
+    if (f & FLAG.PARTIAL) { cls.push("partial"); }
+    if (marks && marks[k]) { cls.push(marks[k] === 2 ? "diff first" : "diff"); }
+    let body;
+    if (f & FLAG.ADDED || s === e) {
+      cls.push(f & FLAG.ADDED ? "added" : "zero");
+      body = f & FLAG.ADDED ? esc(view.pieces[k]) : "\u25cc";
+    } else {
+      if (s > pos) { out.push(`<span class="gap" title="text no token covers">${visible(cps.slice(pos, s).join(""))}</span>`); }
+      if (e <= pos) {
+        cls.push("zero");
+        body = "\u25cc"; // another piece of a character an earlier token already shows
+      } else {
+        body = visible(cps.slice(Math.max(s, pos), e).join(""));
+        pos = e;
+      }
+    }
+    out.push(`<span class="${cls.join(" ")}" data-k="${k}">${body}</span>`);
+  }
+  if (pos < cps.length) { out.push(`<span class="gap">${visible(cps.slice(pos).join(""))}</span>`); }
+  return out.join("");
+}
+
+function flagNames(f) {
+  const names = [];
+  if (f & FLAG.ADDED) { names.push("added by the post-processor"); }
+  else if (f & FLAG.SPECIAL) { names.push("special"); }
+  if (f & FLAG.BYTE) { names.push("byte fallback"); }
+  if (f & FLAG.PARTIAL) { names.push("part of a UTF-8 character"); }
+  return names;
+}
+
+function tokenInfo(view, k) {
+  const hex = view.bytes[k].match(/../g) || [];
+  const [s, e] = view.offsets[k];
+  const extra = flagNames(view.flags[k]);
+  return `#${k}  id ${view.ids[k]}  piece ${quoted(view.pieces[k])}  bytes ${hex.join(" ") || "(none)"}` +
+    `  offsets [${s}, ${e})` + (extra.length ? `  \u2014 ${extra.join(", ")}` : "");
+}
+
+function paneHtml(label, view, extra) {
+  const m = view.model;
+  return `<div class="pane" data-side="${label}">
+    <h2><span class="name">${esc(label)}: ${esc(m.name)}</span>
+      <span class="meta">${esc(m.format)} \u00b7 special=${esc(view.special)}</span>
+      ${extra || ""}<span class="count"><span class="n">${view.count}</span> tokens</span></h2>
+    <div class="spans"></div>
+    <div class="ids-row"><textarea class="ids" readonly aria-label="ids ${esc(label)}"></textarea>
+      <button type="button" class="copy">Copy ids</button></div></div>`;
+}
+
+function fillPane(pane, view, text, marks) {
+  const cps = Array.from(text);
+  pane.querySelector(".spans").innerHTML = spansHtml(view, cps, marks);
+  pane.querySelector(".ids").value = `[${view.ids.join(", ")}]`;
+  pane._view = view;
+}
+
+function onHover(event) {
+  const target = event.target.closest(".tok[data-k]");
+  const pane = event.target.closest(".pane");
+  if (!target || !pane || !pane._view) { return; }
+  const info = tokenInfo(pane._view, Number(target.dataset.k));
+  if (!target.title) { target.title = info.replace(/ {2}/g, "\n"); }
+  $("#hover-info").textContent = `${pane.dataset.side}: ${info}`;
+}
+
+async function onCopy(event) {
+  const button = event.target.closest("button.copy");
+  if (!button) { return; }
+  const area = button.parentElement.querySelector(".ids");
+  try { await navigator.clipboard.writeText(area.value); }
+  catch (e) { area.select(); document.execCommand("copy"); }
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = "Copy ids"; }, 1200);
+}
+
+// -- the three views --------------------------------------------------------------------
+
+async function showTokens(text, signal, seq) {
+  const sides = [["A", side("a")], ["B", side("b")]].filter(([, s]) => s);
+  const addSpecial = $("#add-special").checked;
+  const views = await Promise.all(sides.map(([, s]) =>
+    api("/api/encode", { ...s, text, add_special: addSpecial }, signal)));
+  if (seq !== state.seq) { return; }
+  const panes = $("#token-panes");
+  panes.className = views.length > 1 ? "panes two" : "panes";
+  panes.innerHTML = views.map((v, i) => paneHtml(sides[i][0], v)).join("");
+  views.forEach((v, i) => fillPane(panes.children[i], v, text, null));
+  setStatus(views.map((v, i) => `${sides[i][0]}: ${v.count} tokens in ${v.elapsed_ms} ms`).join(" \u00b7 "));
+}
+
+function marksFor(n, regions, first, lo, hi) {
+  const marks = new Uint8Array(n);
+  for (const r of regions) { for (let k = r[lo]; k < r[hi]; k++) { marks[k] = 1; } }
+  if (first && first.region) {
+    for (let k = first.region[lo === 0 ? "a_start" : "b_start"]; k < first.region[lo === 0 ? "a_end" : "b_end"]; k++) {
+      marks[k] = 2;
+    }
+  }
+  return marks;
+}
+
+function windowHtml(win) {
+  return win.map(([id, piece, hit]) =>
+    `<span class="chip${hit ? " special" : ""}" title="id ${id}">${esc(quoted(piece))}=${id}</span>`).join("");
+}
+
+function bannerHtml(data) {
+  const first = data.first;
+  const nA = data.regions.reduce((t, r) => t + r[1] - r[0], 0);
+  const nB = data.regions.reduce((t, r) => t + r[3] - r[2], 0);
+  const counted = `${data.regions.length} differing region(s) highlighted by ${data.match}: ${nA} token(s) of A, ${nB} of B.`;
+  if (!first) { return `<b>Identical ids</b> (${data.a.count} tokens). ${data.regions.length ? counted : ""}`; }
+  if (first.error) { return `<span class="kind">error</span> ${esc(first.error)}`; }
+  const r = first.region;
+  const reasons = first.reasons.length ? first.reasons.map((x) => `<span class="reason">${esc(x)}</span>`).join("") :
+    '<span class="note">no known reason matches</span>';
+  const stage = first.stage ? `<div>first differing stage: <b class="stage-name">${esc(first.stage)}</b>` +
+    (first.stage_detail ? ` \u2014 <code>${esc(first.stage_detail)}</code>` : "") + "</div>" :
+    (first.stage_detail ? `<div class="note">${esc(first.stage_detail)}</div>` : "");
+  return `<div>First divergence: <span class="kind">${esc(first.kind || "?")}</span> at tokens
+      A[${r.a_start}:${r.a_end}] / B[${r.b_start}:${r.b_end}], text A <code>${esc(quoted(r.text_a))}</code>
+      / B <code>${esc(quoted(r.text_b))}</code></div>
+    <div>reasons: ${reasons}</div>${stage}
+    <div>A: ${windowHtml(first.window_a)}</div><div>B: ${windowHtml(first.window_b)}</div>
+    <div class="note">${counted}</div>`;
+}
+
+async function showCompare(text, signal, seq) {
+  const a = side("a");
+  const b = side("b");
+  const panes = $("#compare-panes");
+  if (!b) {
+    $("#divergence").className = "banner";
+    $("#divergence").textContent = "Choose tokenizer B (or the same tokenizer with another special-token mode) to compare.";
+    panes.innerHTML = "";
+    return;
+  }
+  const body = { a, b, text, add_special: $("#add-special").checked, match: $("#match-bytes").checked ? "bytes" : "ids" };
+  const data = await api("/api/compare", body, signal);
+  if (seq !== state.seq) { return; }
+  const banner = $("#divergence");
+  banner.className = `banner ${data.first ? "differs" : "same"}`;
+  banner.innerHTML = bannerHtml(data);
+  const na = data.regions.reduce((t, r) => t + r[1] - r[0], 0);
+  const nb = data.regions.reduce((t, r) => t + r[3] - r[2], 0);
+  panes.innerHTML = paneHtml("A", data.a, `<span class="ndiff">${na} differ</span>`) +
+    paneHtml("B", data.b, `<span class="ndiff">${nb} differ</span>`);
+  fillPane(panes.children[0], data.a, text, marksFor(data.a.count, data.regions, data.first, 0, 1));
+  fillPane(panes.children[1], data.b, text, marksFor(data.b.count, data.regions, data.first, 2, 3));
+  setStatus(`compared in ${data.elapsed_ms} ms`);
+}
+
+function stageHtml(key, title, body) {
+  return `<div class="stage" data-stage="${key}"><h3>${esc(title)}</h3><div class="body">${body}</div></div>`;
+}
+
+function chips(ids, pieces) {
+  return ids.map((id, i) => `<span class="chip" title="id ${id}">${esc(quoted(pieces[i]))}=${id}</span>`).join("");
+}
+
+function explainHtml(ex) {
+  const comps = Object.entries(ex.components).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join("");
+  const segs = ex.segments.slice(0, MAX_EXPLAIN_ROWS);
+  const split = segs.map((s) => `<tr><td>[${s.start}:${s.end}]</td><td>${s.token_id === null ? "text" :
+    `<span class="chip special">special \u2192 ${s.token_id}</span>`}</td><td><code>${esc(quoted(s.text))}</code></td></tr>`).join("");
+  const textSegs = segs.filter((s) => s.token_id === null);
+  const norm = textSegs.map((s) => `<tr><td>[${s.start}:${s.end}]</td><td><code>${esc(quoted(s.normalized || ""))}</code></td></tr>`).join("");
+  let rows = 0;
+  const pre = [];
+  const model = [];
+  for (const s of textSegs) {
+    for (const p of s.pre_tokens) {
+      if (rows++ >= MAX_EXPLAIN_ROWS) { break; }
+      pre.push(`<span class="chip" title="[${p.start}:${p.end}]">${esc(quoted(p.text))}</span>`);
+      model.push(`<tr><td><code>${esc(quoted(p.text))}</code></td><td>${p.added !== null ? `(added token ${p.added}) ` : ""}${chips(p.ids, p.pieces)}</td></tr>`);
+    }
+  }
+  const more = (rows > MAX_EXPLAIN_ROWS || ex.segments.length > MAX_EXPLAIN_ROWS) ?
+    `<p class="note">Showing the first ${MAX_EXPLAIN_ROWS} rows; the JSON from /api/explain has all.</p>` : "";
+  return [
+    stageHtml("pipeline", `Pipeline (${ex.source}, add_special=${ex.add_special}, special=${ex.special})`, `<table>${comps}</table>`),
+    stageHtml("split", `1. Special-token split: ${ex.segments.length} segment(s)`, `<table>${split}</table>${more}`),
+    stageHtml("normalize", "2. Normalized text", norm ? `<table>${norm}</table>` : '<span class="note">no text segment</span>'),
+    stageHtml("pre-tokenize", `3. Pre-tokens: ${pre.length}`, pre.join("") || '<span class="note">none</span>'),
+    stageHtml("model", "4. Model: pieces = ids per pre-token", `<table>${model.join("")}</table>`),
+    stageHtml("post-process", `5. Post-processor (${ex.components.post_processor})`,
+      `before: ${chips(ex.added_before, ex.added_before.map(String))} after: ${chips(ex.added_after, ex.added_after.map(String))}`),
+    stageHtml("ids", `ids (${ex.ids.length})`, `<textarea class="ids" readonly>[${ex.ids.join(", ")}]</textarea>` +
+      `<div>${chips(ex.ids.slice(0, MAX_EXPLAIN_ROWS), ex.pieces)}</div>`),
+  ].join("");
+}
+
+async function showExplain(text, signal, seq) {
+  const a = side("a");
+  const ex = await api("/api/explain", { ...a, text, add_special: $("#add-special").checked }, signal);
+  if (seq !== state.seq) { return; }
+  $("#explain").innerHTML = explainHtml(ex);
+  setStatus(`explained: ${ex.ids.length} ids`);
+}
+
+// -- updating ---------------------------------------------------------------------------
+
+async function update() {
+  const seq = ++state.seq;
+  if (state.controller) { state.controller.abort(); }
+  state.controller = new AbortController();
+  const text = $("#text").value;
+  setStatus("\u2026");
+  document.body.dataset.busy = "1";
+  try {
+    const show = { tokens: showTokens, compare: showCompare, explain: showExplain }[state.view];
+    await show(text, state.controller.signal, seq);
+    if (seq === state.seq) { showError(""); }
+  } catch (err) {
+    if (err.name !== "AbortError" && seq === state.seq) { showError(err.message); setStatus(""); }
+  } finally {
+    if (seq === state.seq) { delete document.body.dataset.busy; document.body.dataset.updated = String(seq); }
+  }
+}
+
+function schedule() {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(update, DEBOUNCE_MS);
+}
+
+function selectView(name) {
+  state.view = name;
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.setAttribute("aria-selected", String(b.dataset.view === name));
+  }
+  for (const v of ["tokens", "compare", "explain"]) { $(`#view-${v}`).hidden = v !== name; }
+  update();
+}
+
+async function onLoad(event) {
+  event.preventDefault();
+  const path = $("#load-path").value.trim();
+  if (!path) { return; }
+  try {
+    const data = await api("/api/load", { path });
+    await loadModels();
+    $("#model-a").value = data.model.name;
+    showError("");
+    update();
+  } catch (err) { showError(err.message); }
+}
+
+function applyQuery() {
+  // ?a=MODEL&b=MODEL&sa=parse&sb=text&view=compare&text=... presets the page (links, screenshots)
+  const q = new URLSearchParams(location.search);
+  for (const [key, id] of [["a", "#model-a"], ["b", "#model-b"], ["sa", "#special-a"], ["sb", "#special-b"]]) {
+    if (q.has(key)) { $(id).value = q.get(key); }
+  }
+  if (q.has("text")) { $("#text").value = q.get("text"); }
+  if (q.get("match") === "bytes") { $("#match-bytes").checked = true; }
+  return q.get("view") || "tokens";
+}
+
+async function start() {
+  $("#text").addEventListener("input", schedule);
+  for (const id of ["#model-a", "#model-b", "#special-a", "#special-b", "#add-special", "#match-bytes"]) {
+    $(id).addEventListener("change", update);
+  }
+  $("#tabs").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) { selectView(b.dataset.view); } });
+  $("#load-form").addEventListener("submit", onLoad);
+  document.addEventListener("mouseover", onHover);
+  document.addEventListener("click", onCopy);
+  try { await loadModels(); } catch (err) { showError(`cannot list the models: ${err.message}`); return; }
+  selectView(applyQuery());
+}
+
+document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,171 @@
+"""What the page shows, as JSON-ready data: token spans, their bytes and kinds, the aligned
+differences of two encodings, and `polytok.explain`'s stages.
+
+Nothing here tokenizes on its own: spans are `Tokenizer.encode_full` (ids, pieces,
+character offsets, the post-processor's ``special_tokens_mask``), the first
+divergence and its reason names are `polytok.parity.compare`'s, the stages are
+`polytok.explain`'s. This module only adds what a person needs to see them:
+
+- each token's bytes: llama.cpp's ``llama_token_to_piece`` for a GGUF vocabulary
+  (`LlamaDetokenizer.piece`), the byte table of tiktoken / tekken
+  (`TokenBytes.decode_bytes`), RWKV's trie bytes, else read off the piece: a
+  byte-fallback piece ``<0xNN>`` is that byte, a byte-level piece (a ``ByteLevel``
+  decoder) maps back through the GPT-2 alphabet, and ``▁`` is a space;
+- its kind as bit flags (`FLAG_*`): special, byte fallback, part of a UTF-8
+  character (its bytes do not decode on their own), added by the post-processor;
+- the differing spans of two encodings of one text: tokens aligned on their
+  character offsets (both sides tokenize the same input), so the walk is linear
+  and every differing region is found, not only the first (`diff_regions`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ..byte_alphabet import CHARS_TO_BYTES
+from ..encoding import Encoding
+from ..errors import PolytokError
+from ..explain import component_name, explain
+
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer
+
+__all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "token_view", "diff_regions",
+           "explain_view", "bytes_reader"]
+
+FLAG_SPECIAL = 1  # a special token (the special table, a control token, or a post-processor addition)
+FLAG_BYTE = 2  # a byte-fallback piece, <0xNN>
+FLAG_PARTIAL = 4  # its bytes are part of a UTF-8 character (not valid UTF-8 on their own)
+FLAG_ADDED = 8  # added by the post-processor or padding: no text of the input behind it
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
+BytesOf = Callable[[int, str], bytes]
+
+
+def bytes_reader(tok: "Tokenizer") -> BytesOf:
+    """A function ``(id, piece) -> bytes``: what the token stands for, as the format's decoder sees it."""
+    detok: Any = tok.detokenizer
+    if detok is not None and hasattr(detok, "piece"):
+        return lambda id_, piece: bytes(detok.piece(id_, True))
+    if detok is not None and hasattr(detok, "decode_bytes"):
+        return lambda id_, piece: bytes(detok.decode_bytes([id_]))
+    model: Any = tok.model
+    if hasattr(model, "token_bytes"):
+        return lambda id_, piece: bytes(model.token_bytes(id_))
+    byte_level = "ByteLevel" in component_name(tok.decoder)
+    return lambda id_, piece: _piece_bytes(piece, byte_level)
+
+
+def _piece_bytes(piece: str, byte_level: bool) -> bytes:
+    if byte_level and piece and all(c in CHARS_TO_BYTES for c in piece):
+        return bytes(CHARS_TO_BYTES[c] for c in piece)
+    found = _BYTE_PIECE.match(piece)
+    if found is not None and not byte_level:
+        return bytes([int(found.group(1), 16)])
+    return piece.replace("\u2581", " ").encode("utf-8", "surrogatepass")
+
+
+def special_set(tok: "Tokenizer") -> frozenset[int]:
+    """The ids the page marks as special: named special ids, end-of-generation ids, special added tokens."""
+    ids = set(tok.special_ids.values()) | set(tok.eog_ids)
+    ids.update(i for s, i in tok.added.content_to_id.items() if tok.added.is_special_string(s))
+    return frozenset(ids)
+
+
+def _flags(id_: int, piece: str, data: bytes, mask: int, special: frozenset[int]) -> int:
+    flags = FLAG_SPECIAL if id_ in special else 0
+    if mask:
+        flags |= FLAG_SPECIAL | FLAG_ADDED
+    if _BYTE_PIECE.match(piece) and len(data) == 1:
+        flags |= FLAG_BYTE
+    if not flags & FLAG_SPECIAL:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            flags |= FLAG_PARTIAL
+    return flags
+
+
+def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
+    """The tokens of `text` for the page: ids, pieces, offsets, bytes (hex), flags, count.
+
+    The ids are ``tok.encode_full(...).ids``, which equal ``tok.encode(...)`` (the same stages).
+    """
+    enc: Encoding = tok.encode_full(text, add_special=add_special, special=special)
+    of = bytes_reader(tok)
+    specials = special_set(tok)
+    pieces, hexes, flags = [], [], []
+    for id_, piece, mask in zip(enc.ids, enc.tokens, enc.special_tokens_mask):
+        shown = tok.id_to_token(id_) or piece
+        data = _token_bytes(of, id_, shown)
+        pieces.append(shown)
+        hexes.append(data.hex())
+        flags.append(_flags(id_, shown, data, mask, specials))
+    return {"ids": list(enc.ids), "pieces": pieces, "offsets": [list(o) for o in enc.offsets],
+            "bytes": hexes, "flags": flags, "count": len(enc.ids)}
+
+
+def _token_bytes(of: BytesOf, id_: int, piece: str) -> bytes:
+    try:
+        return of(id_, piece)
+    except (PolytokError, LookupError):  # an id the byte table lacks (a pad id past the vocabulary)
+        return piece.encode("utf-8", "surrogatepass")
+
+
+def diff_regions(keys_a: Sequence[Any], offsets_a: Sequence[Sequence[int]], keys_b: Sequence[Any],
+                 offsets_b: Sequence[Sequence[int]], cap: int = 5000) -> list[tuple[int, int, int, int]]:
+    """The regions where two encodings of one text differ, as ``(a_start, a_end, b_start, b_end)`` token ranges.
+
+    Two tokens agree when their keys (ids, or bytes) and character offsets are equal.
+    From a disagreement, each side takes a token, then the side whose covered text
+    ends first takes more until both end at the same character; tokens that overlap
+    that end (the other pieces of a character split in bytes) join the region. A
+    token with no width (BOS, EOS) that the other side lacks is a region of its own.
+    """
+    out: list[tuple[int, int, int, int]] = []
+    i = j = 0
+    na, nb = len(keys_a), len(keys_b)
+    while (i < na or j < nb) and len(out) < cap:
+        if i < na and j < nb and keys_a[i] == keys_b[j] and list(offsets_a[i]) == list(offsets_b[j]):
+            i, j = i + 1, j + 1
+            continue
+        zero_a = i < na and offsets_a[i][0] == offsets_a[i][1]
+        zero_b = j < nb and offsets_b[j][0] == offsets_b[j][1]
+        if zero_a or zero_b:
+            k, m = i + int(zero_a), j + int(zero_b)
+        else:
+            k, m = _resync(offsets_a, offsets_b, i, j)
+        out.append((i, k, j, m))
+        i, j = k, m
+    return out
+
+
+def _resync(oa: Sequence[Sequence[int]], ob: Sequence[Sequence[int]], i: int, j: int) -> tuple[int, int]:
+    na, nb = len(oa), len(ob)
+    reach_a = reach_b = -1
+    if i < na:
+        reach_a, i = oa[i][1], i + 1
+    if j < nb:
+        reach_b, j = ob[j][1], j + 1
+    while reach_a != reach_b:
+        if reach_a < reach_b:
+            if i >= na:
+                return i, nb  # A has ended: the rest of B has nothing to meet
+            reach_a, i = max(reach_a, oa[i][1]), i + 1
+        else:
+            if j >= nb:
+                return na, j
+            reach_b, j = max(reach_b, ob[j][1]), j + 1
+    # subtle: the other byte pieces of a character cut at `reach` carry the same offsets
+    while i < na and oa[i][0] < oa[i][1] <= reach_a:
+        i += 1
+    while j < nb and ob[j][0] < ob[j][1] <= reach_b:
+        j += 1
+    return i, j
+
+
+def explain_view(tok: "Tokenizer", text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
+    """`polytok.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``)."""
+    return asdict(explain(tok, text, special=special, add_special=add_special))
