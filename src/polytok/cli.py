@@ -76,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     _COMMANDS.update(add_parsers(sub, loading, modes))
     from .cli_convert import add_parser
     _COMMANDS.update(add_parser(sub))
+    from .cli_serve import add_parser as add_serve
+    _COMMANDS.update(add_serve(sub, loading))
     from .cli_corpus import add_parsers as add_corpus_parsers
     _COMMANDS.update(add_corpus_parsers(sub, loading, modes))
     return p
