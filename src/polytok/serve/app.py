@@ -66,6 +66,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The stdlib's own errors (bad request line, unknown method) as JSON too."""
+        if self.request_version == "HTTP/0.9":  # an unreadable request line: answer with a status line anyway
+            self.request_version = "HTTP/1.0"
         self._send_json(code, {"error": message or HTTPStatus(code).phrase, "status": code}, close=True)
 
     def _send_json(self, status: int, obj: Any, close: bool = False, extra: dict[str, str] | None = None) -> None:

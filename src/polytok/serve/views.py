@@ -74,11 +74,9 @@ def special_set(tok: "Tokenizer") -> frozenset[int]:
     return frozenset(ids)
 
 
-def _flags(id_: int, piece: str, data: bytes, mask: int, special: frozenset[int]) -> int:
+def _flags(id_: int, piece: str, data: bytes, special: frozenset[int]) -> int:
     flags = FLAG_SPECIAL if id_ in special else 0
-    if mask:
-        flags |= FLAG_SPECIAL | FLAG_ADDED
-    if _BYTE_PIECE.match(piece) and len(data) == 1:
+    if len(data) == 1 and _BYTE_PIECE.match(piece):
         flags |= FLAG_BYTE
     if not flags & FLAG_SPECIAL:
         try:
@@ -96,13 +94,17 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
     enc: Encoding = tok.encode_full(text, add_special=add_special, special=special)
     of = bytes_reader(tok)
     specials = special_set(tok)
+    seen: dict[int, tuple[str, str, int]] = {}  # one lookup per distinct id: a text repeats its tokens
     pieces, hexes, flags = [], [], []
-    for id_, piece, mask in zip(enc.ids, enc.tokens, enc.special_tokens_mask):
-        shown = tok.id_to_token(id_) or piece
-        data = _token_bytes(of, id_, shown)
-        pieces.append(shown)
-        hexes.append(data.hex())
-        flags.append(_flags(id_, shown, data, mask, specials))
+    for id_, mask in zip(enc.ids, enc.special_tokens_mask):
+        known = seen.get(id_)
+        if known is None:
+            shown = tok.id_to_token(id_) or ""
+            data = _token_bytes(of, id_, shown)
+            known = seen[id_] = (shown, data.hex(), _flags(id_, shown, data, specials))
+        pieces.append(known[0])
+        hexes.append(known[1])
+        flags.append(known[2] | (FLAG_SPECIAL | FLAG_ADDED if mask else 0))
     return {"ids": list(enc.ids), "pieces": pieces, "offsets": [list(o) for o in enc.offsets],
             "bytes": hexes, "flags": flags, "count": len(enc.ids)}
 
