@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import polytok
 from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
@@ -101,3 +103,57 @@ def test_a_scan_from_inside_a_run_of_digits_is_not_trusted_until_it_meets_the_wh
     expected = [ref.encode(text, add_special_tokens=False).ids]
     for workers in (2, 3, 4):
         assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == expected
+
+
+def far_reading_tokenizer(tmp_path):
+    """A Split whose first alternative reads a whole run of "a" before it fails (``a+b|a``):
+    a scan of the text cut short at a seam would see single "a"s where the whole text has
+    one "aaa…ab" piece, so a share's scan must not stop by cutting the text."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
+
+    ref = Tokenizer(models.WordLevel({"[UNK]": 0, "a": 1, "ab": 2, " ": 3, "x": 4, "y": 5}, unk_token="[UNK]"))
+    ref.pre_tokenizer = pre_tokenizers.Split(Regex("a+b|a| "), behavior="isolated")
+    path = tmp_path / "tokenizer.json"
+    ref.save(str(path))
+    return ref, polytok.load(path)
+
+
+@pytest.mark.parametrize("workers", [2, 3, 4])
+def test_a_share_scan_that_reads_past_its_seam_is_exact(tmp_path, monkeypatch, workers):
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    ref, tok = far_reading_tokenizer(tmp_path)
+    assert parallel_text.scanner_for(tok) is not None
+    text = "x " * 1500 + "a" * 9000 + "b" + " y" * 1500 + "a" * 700 + " x"
+    expected = ref.encode(text).ids
+    assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == [expected]
+    assert parallel_text.count_long(tok, [text], add_special=False, special=None, workers=workers) == [len(expected)]
+
+
+def test_count_long_equals_tokenizers_over_texts_with_special_tokens(monkeypatch):
+    ref, tok = small_regions(monkeypatch, "llama3")
+    texts = [long_text(11, 40_000), "<|begin_of_text|>x", long_text(12, 30_000), ""]
+    expected = [len(e.ids) for e in ref.encode_batch(texts)]
+    for workers in (2, 3):
+        assert parallel_text.count_long(tok, texts, add_special=True, special=None, workers=workers) == expected
+
+
+@given(st.lists(st.integers(1, 3000), min_size=1, max_size=12), st.integers(2, 6))
+def test_layout_gives_each_character_to_one_share_or_chunk(lengths, workers):
+    """The own parts and zone chunks tile every segment, in order, and a cut leaves at least
+    4 × OVERLAP characters on each side."""
+    old = parallel_text.OVERLAP
+    parallel_text.OVERLAP = 16
+    try:
+        layout = parallel_text._layout([n * 2 for n in lengths], lengths, workers)
+    finally:
+        parallel_text.OVERLAP = old
+    assert len(layout.own) == workers and len(layout.zones) == workers - 1
+    parts = sorted([p for own in layout.own for p in own] + [p for zone in layout.zones for c in zone for p in c])
+    covered = {seg: [] for seg in range(len(lengths))}
+    for seg, lo, hi in parts:
+        covered[seg].append((lo, hi))
+    for seg, spans in covered.items():
+        assert spans[0][0] == 0 and spans[-1][1] == lengths[seg]
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        assert all(hi - lo >= 64 for lo, hi in spans if (lo, hi) != (0, lengths[seg]))

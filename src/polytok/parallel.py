@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
-__all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool"]
+__all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool", "run_shared"]
 
 MIN_CHARS = 500_000  # below this a batch is encoded in the calling process
 WARM_SHARE = 2  # this process first encodes 1 / (WARM_SHARE * workers) of the batch itself
@@ -87,6 +87,26 @@ def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
                 yield index, ok, result
     finally:
         _JOB = None
+
+
+def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[bool, Any]]:
+    """``(ok, fn(item) or the error's repr)`` for each item: the first computed in this
+    process while forked workers compute the others, one each, at the same time.
+
+    An error in this process's own item propagates; callers check `can_fork`.
+    """
+    global _JOB
+    if len(items) < 2:
+        return [(True, fn(item)) for item in items]
+    _JOB = fn
+    try:
+        with multiprocessing.get_context("fork").Pool(len(items) - 1) as pool:
+            pending = pool.map_async(_run, list(enumerate(items))[1:], chunksize=1)
+            first = fn(items[0])
+            rest = [outcome for _, outcome in pending.get()]
+    finally:
+        _JOB = None
+    return [(True, first), *rest]
 
 
 def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,

@@ -1,218 +1,86 @@
-"""One long text on every core, with exactly the ids one process gives.
+"""Long texts on every core, with exactly the ids one process gives.
 
-`encode_long` cuts one text into regions, encodes each region in a forked worker
-and joins the results. Cutting a text changes its tokens in general (a piece may
-span the cut, a regex may decide differently near it), so the cut is never
-chosen in advance; it is found where two workers provably agree.
+`encode_long` and `count_long` take texts (the files of ``polytok count``, say),
+cut the work into one share per worker and join the results. The pipelines
+served are those `text_scan.scanner_for` accepts (byte-level BPE: GPT-2, Llama 3,
+Qwen, tiktoken, tekken …); for others they return None and the caller encodes in
+one process.
 
-Which pipelines (`scanner_for`): those whose pre-tokenizer starts with a regex
-scan whose pieces are its matches and the gaps between them — ``Split`` with
-``isolated``, or ``removed`` + ``invert`` (tiktoken); ``ByteLevel`` with its
-regex and no prefix space — followed only by stages that work on each piece
-alone (ByteLevel's byte mapping, further splits that do not read the origin),
-then a model that encodes each word alone. That is the byte-level BPE family:
-GPT-2, RoBERTa, Llama 3, Qwen, tiktoken and tekken files. Anything else (and
-and normalized added tokens are split out as `Tokenizer.encode` does). Anything else returns None, and the caller encodes in one process.
+The special-token split and the normalizer run in the calling process, as
+`Tokenizer.encode` runs them, leaving segments of plain text. The segments, in
+order, are laid out as `workers` contiguous shares of about equal UTF-8 size;
+around each boundary between two shares, `ZONE` of the work is cut into
+`CHUNKS` chunks that the left neighbour takes from the front once its own part
+is done and the right neighbour from the back, so the two finish together
+however wrong the size estimate was (UTF-8 size predicts time poorly: GPT-2
+spends 0.36 µs per byte of bench_en cold, 0.27 on bench_code, 0.46 on
+bench_multi, and a static cut left one of two workers idle for 20 % of the run).
+Each share is whole segments plus parts of the segments at its ends; a part
+runs the scan that can stop (`text_scan`) only where its right end is a seam.
+This process does share 0 itself while forked workers do the others.
 
-Why the join is exact. A regex scan (``finditer``) is a function of the text and
-of the position its next search starts from, nothing else: after a match it
-searches again from the match's end, and the match found at a position depends
-only on the text there (look-behinds and anchors see the real text too, because
-every worker scans the whole text from a start position, ``finditer(text, pos)``,
-rather than a slice). Worker ``j`` scans from ``OVERLAP`` characters before its
-region and on past the region's end by ``OVERLAP``. If a piece starts at the
-same position ``b`` in worker ``j - 1``'s scan (which, by induction, is the scan
-of the whole text) and in worker ``j``'s, both scans go on identically from
-``b``: either both search from ``b``, or one found its leftmost match at ``b``,
-which the other's search from ``b`` finds too. So worker ``j - 1``'s pieces are
-kept up to ``b`` and worker ``j``'s from ``b``. The special-token split and the
-normalizer run on the whole text in the calling process, as `Tokenizer.encode`
-runs them. If no common start exists in an overlap (one piece longer than the
-overlap, say), or a scan meets an empty match (onig's iteration rules would
-apply), the text is encoded in one process instead: same ids, slower.
+Why a seam joins exactly. The part left of a seam scans the whole text from a
+true piece start (the segment's start, or a start proven at its own left seam)
+on past the seam by `OVERLAP` characters: that is the one-process scan. The part
+right of it scans from `OVERLAP` characters before the seam (to the segment's end,
+or on past its own right seam as just said).
+A scan is a function of the text and of its start position only, so once both
+scans have a piece starting at the same position ``c`` they go on identically:
+the left part's pieces are kept before ``c`` and the right part's from ``c``.
+If no common start exists near the seam (one piece longer than the overlap, say)
+or a scan meets an empty match, that segment is encoded in this process: same
+ids, slower.
 
-Not used by default yet, measured: the region scan iterates ``finditer`` match
-objects, and the `regex` module's match objects cost about 2 µs each, so on
-Llama 3 over the three bench texts (1.1M pieces) the regions take 3.9-5.6 s of
-CPU in total against 2.1-2.7 s for one process's ``findall`` path: two workers
-are no faster than one process. `polytok count` shares whole files instead. The
-next step is a ``findall`` scan bounded by ``endpos`` with a proof (or check)
-that the bound cannot change the pieces kept.
+Measured: an earlier design cut every long text into 2 × workers + 1 regions,
+each scanned with ``finditer`` in a Python loop, with every worker's caches
+filling on every file: two workers were no faster than one process. The
+numbers for this one are in the README (`polytok count`).
 """
 
 from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from functools import partial
-from itertools import chain
-from operator import eq
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from itertools import accumulate, chain
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from .parallel import can_fork, map_in_pool
-from .pre_tokenizers.byte_level import ByteLevel
-from .pre_tokenizers.sequence import Sequence
-from .pre_tokenizers.split import Split
-from .pre_tokenizers.split_behavior import RegexSplitter
-from .regex_dialect import OnigPattern
+from .parallel import can_fork, run_shared
+from .text_scan import Scanner, scanner_for
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
-__all__ = ["encode_long", "scanner_for", "MIN_CHARS", "OVERLAP"]
+__all__ = ["count_long", "encode_long", "scanner_for", "MIN_CHARS", "OVERLAP"]
 
-OVERLAP = 4096  # characters a worker scans before and after its region
-MIN_CHARS = 200_000  # a text shorter than this is not worth a pool
-
-
-class _Unsafe(Exception):
-    """A scan met something the join cannot vouch for."""
+OVERLAP = 4096  # characters a share scans past its seams
+MIN_CHARS = 200_000  # fewer characters in all are not worth a pool
+ZONE = 0.25  # of the work, around each boundary between shares, is taken by whichever neighbour is free
+CHUNKS = 10  # pieces of work in a zone
 
 
-class Scanner:
-    """The first, scanning stage of a pre-tokenizer and the per-piece stages after it."""
-
-    def __init__(self, search: Callable[..., Iterator[Any]], view: Callable[[str], str], gaps: bool,
-                 mapped: Callable[[str], str] | None, rest: list[Any], prefix_space: bool = False) -> None:
-        self.search, self.view, self.gaps, self.mapped, self.rest = search, view, gaps, mapped, rest
-        self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
-
-    def pieces(self, view: str, pos: int, stop: int) -> list[tuple[int, int]]:
-        """``(start, end)`` of each piece of a scan from `pos`, until one starts at `stop` or later."""
-        spans: list[tuple[int, int]] = []
-        add = spans.append
-        follows = len(view)  # where the first match not taken starts (the end of a final gap)
-        for match in self.search(view, pos):
-            span = match.span()
-            if span[0] >= stop:
-                follows = span[0]
-                break
-            add(span)
-        if spans and any(map(eq, *zip(*spans))):  # an empty match: onig's iteration rules would apply
-            raise _Unsafe
-        if not self.gaps:
-            return spans
-        out: list[tuple[int, int]] = []  # isolated: the text between matches is a piece too
-        last = pos
-        for start, end in spans:
-            if start > last:
-                out.append((last, start))
-            out.append((start, end))
-            last = end
-        if last < min(stop, follows):
-            out.append((last, follows))
-        return out
-
-    def words(self, piece: str) -> list[str]:
-        words = [self.mapped(piece)] if self.mapped is not None else [piece]
-        for stage in self.rest:
-            each = getattr(stage, "pre_tokenize_each", None)
-            words = each(words) if each is not None else [w for p in words for w in stage.pre_tokenize(p, False)]
-        return words
-
-    def one_word(self) -> Callable[[str], str] | None:
-        """The piece -> word function when every piece is one word (a byte mapping at most), else None."""
-        mapped = self.mapped
-        for stage in self.rest:
-            if not (isinstance(stage, ByteLevel) and not stage.use_regex and not stage.add_prefix_space
-                    and mapped is None):
-                return None
-            mapped = stage._mapped
-        return mapped if mapped is not None else (lambda piece: piece)
+class _Segment(NamedTuple):
+    text: str  # what the scan reads (with ByteLevel's prefix space)
+    piece: str  # the piece as Tokenizer._model_ids takes it
+    at_origin: bool
 
 
-def scanner_for(tok: "Tokenizer") -> Scanner | None:
-    """The scan `encode_long` can share out for `tok`'s pipeline, or None (see the module notes)."""
-    pre = tok.pre_tokenizer
-    if pre is None or not getattr(tok, "_fast_exact", False):
-        return None
-    first, rest = (pre.pretokenizers[0], pre.pretokenizers[1:]) if isinstance(pre, Sequence) else (pre, [])
-    if any(getattr(stage, "reads_origin", True) for stage in rest):
-        return None
-    mapped = None
-    splitter: Any = None
-    prefix_space = False
-    if isinstance(first, ByteLevel):
-        if not first.use_regex:
-            return None
-        splitter, mapped, prefix_space = first._splitter, first._mapped, first.add_prefix_space
-    elif isinstance(first, Split):
-        splitter = first._splitter
-    if not isinstance(splitter, RegexSplitter):
-        return None
-    if splitter.behavior == "isolated" and not splitter.invert:
-        gaps = True
-    elif splitter.behavior == "removed" and splitter.invert:
-        gaps = False
-    else:
-        return None
-    pattern = splitter.pattern
-    if isinstance(pattern, OnigPattern):
-        if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
-            return None
-        return Scanner(pattern.native.finditer, pattern.view, gaps, mapped, rest, prefix_space)
-    return Scanner(pattern.finditer, lambda text: text, gaps, mapped, rest, prefix_space)
+class _Region(NamedTuple):
+    """A cut segment's share: the piece starts near its seams with the ids before each."""
+
+    left: dict[int, int]  # start -> ids before it, for starts near the left seam
+    right: list[tuple[int, int]]  # (start, ids before it) near the right seam, in scan order
+    total: int
+    ids: Any  # array of the ids, or None when only counting
 
 
-def _run(job: tuple[Any, Scanner, list[str], list[tuple[str, str, list[tuple[int, int]]]], bool, Any],
-         task: tuple[str, int, int]) -> tuple[str, int, int, Any]:
-    """A worker's share: a whole text's ids, or one region's ``(starts, id counts, ids)`` (None when unsafe).
-
-    `job`: the tokenizer, the scanner, the texts, ``(text, view, regions)`` per long segment,
-    add_special and special."""
-    tok, scanner, texts, segments, add_special, special = job
-    kind, index, j = task
-    if kind == "whole":
-        return kind, index, j, array("q", tok.encode(texts[index], add_special=add_special, special=special))
-    text, view, regions = segments[index]
-    lo, hi = regions[j]
-    pos = 0 if j == 0 else lo - OVERLAP
-    stop = len(text) if j == len(regions) - 1 else hi + OVERLAP
-    try:
-        spans = list(scanner.pieces(view, pos, stop))
-    except _Unsafe:
-        return kind, index, j, None
-    pieces = [text[start:end] for start, end in spans]
-    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
-    if one_word is not None and each is not None:  # the usual case, in bulk: the loops run in C
-        found = each(list(map(one_word, pieces)))
-    else:
-        tokenize = tok.model.tokenize
-        found = [[i for word in scanner.words(piece) for i in tokenize(word)] for piece in pieces]
-    starts = array("q", [start for start, _ in spans])
-    return kind, index, j, (starts, array("q", map(len, found)), array("q", chain.from_iterable(found)))
-
-
-def _join(regions: list[tuple[int, int]], parts: list[Any]) -> list[int] | None:
-    """The ids of one segment from its regions' results, cut where neighbours agree."""
-    out: list[int] = []
-    begin = 0  # where the current region's kept pieces start
-    for j, (starts, counts, ids) in enumerate(parts):
-        end = len(starts)
-        if j + 1 < len(parts):
-            following = set(parts[j + 1][0])
-            low = bisect_left(starts, regions[j + 1][0] - OVERLAP)
-            end = next((k for k in range(low, len(starts)) if starts[k] in following), -1)
-            if end < 0:
-                return None
-        first = bisect_left(starts, begin)
-        skip = sum(counts[:first])
-        out.extend(ids[skip:skip + sum(counts[first:end])])
-        begin = starts[end] if end < len(starts) else 0
-    return out
-
-
-def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool, workers: int,
-          segments: list[tuple[str, str, list[tuple[int, int]]]]) -> list[tuple[str, Any]]:
-    """How one text is encoded, as `Tokenizer._text_ids` does it: per piece of the special
-    split (and, for normalized added tokens, of the second split on the normalized text)
-    ``("id", token id)``, ``("short", (text, at origin))`` or ``("long", segment index)``,
-    in order; long segments go to `segments`."""
-    plan: list[tuple[str, Any]] = []
+def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool,
+          segments: list[_Segment]) -> list[tuple[bool, int]]:
+    """`Tokenizer._text_ids`'s split of one text: ``(True, token id)`` or ``(False, segment index)``."""
+    plan: list[tuple[bool, int]] = []
     added = tok.special_split
     for start, end, token_id in added.split_raw(text, parse):
         if token_id is not None:
-            plan.append(("id", token_id))
+            plan.append((True, token_id))
             continue
         if start == end:
             continue
@@ -222,104 +90,237 @@ def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool, workers: i
         parts = added.split_normalized(piece, parse) if added.has_normalized else [(0, len(piece), None)]
         for s2, e2, id2 in parts:
             if id2 is not None:
-                plan.append(("id", id2))
+                plan.append((True, id2))
             elif e2 > s2:
-                _plan_text(scanner, piece[s2:e2], start == 0 and s2 == 0, workers, plan, segments)
+                sub = piece[s2:e2]
+                scanned = " " + sub if scanner.prefix_space and not sub.startswith(" ") else sub
+                plan.append((False, len(segments)))
+                segments.append(_Segment(scanned, sub, start == 0 and s2 == 0))
     return plan
 
 
-def _plan_text(scanner: Scanner, piece: str, at_origin: bool, workers: int, plan: list[tuple[str, Any]],
-               segments: list[tuple[str, str, list[tuple[int, int]]]]) -> None:
-    n_regions = min(workers * 2 + 1, len(piece) // (4 * OVERLAP))
-    if n_regions < 2:
-        plan.append(("short", (piece, at_origin)))
-        return
-    if scanner.prefix_space and not piece.startswith(" "):
-        piece = " " + piece  # what ByteLevel.pre_tokenize does to the whole piece
-    size = -(-len(piece) // n_regions)
-    regions = [(lo, min(lo + size, len(piece))) for lo in range(0, len(piece), size)]
-    plan.append(("long", len(segments)))
-    segments.append((piece, scanner.view(piece), regions))
+Part = tuple[int, int, int]  # (segment, lo, hi)
+
+
+class _Layout(NamedTuple):
+    """Who does what: each worker's own parts, and between neighbours k and k + 1 a zone
+    of chunks that worker k takes from the front and worker k + 1 from the back."""
+
+    own: list[list[Part]]
+    zones: list[list[list[Part]]]
+
+
+def _layout(sizes: list[int], lengths: list[int], workers: int) -> _Layout:
+    """Shares of about equal UTF-8 size, their boundaries widened into zones of `ZONE`
+    of the work each, cut into `CHUNKS` chunks (see the module notes)."""
+    total = sum(sizes)
+    targets: list[tuple[float, int]] = []  # (cost position, what starts there: own k or zone k's chunk)
+    half = min(ZONE, 0.8 / workers) * total / 2
+    for k in range(1, workers):
+        mid = total * k / workers
+        targets.append((mid - half, -k))  # -k: zone k - 1 starts
+        targets += [(mid - half + 2 * half * c / CHUNKS, -k) for c in range(1, CHUNKS)]
+        targets.append((mid + half, k))  # worker k's own part starts
+    cuts = _cuts(sizes, lengths, [t for t, _ in targets])
+    own: list[list[Part]] = [[] for _ in range(workers)]
+    zones: list[list[list[Part]]] = [[] for _ in range(workers - 1)]
+    start = (0, 0)
+    owner = 0
+    for (_, label), cut in zip(targets + [(total, 0)], cuts + [(len(sizes), 0)]):
+        parts = _parts(lengths, start, cut)
+        if owner >= 0:
+            own[owner] += parts
+        elif parts:
+            zones[-owner - 1].append(parts)
+        start, owner = cut, label
+    return _Layout(own, zones)
+
+
+def _cuts(sizes: list[int], lengths: list[int], targets: list[float]) -> list[tuple[int, int]]:
+    """Each cost position (ascending) as ``(segment, char)``; a segment is cut only where
+    both sides keep at least 4 × `OVERLAP` characters, else at the nearer end of the part."""
+    least = 4 * OVERLAP
+    out: list[tuple[int, int]] = []
+    seg = acc = 0
+    last = (0, 0)
+    for target in targets:
+        while seg < len(sizes) and acc + sizes[seg] <= target:
+            acc += sizes[seg]
+            seg += 1
+        if seg == len(sizes):
+            cut = (seg, 0)
+        else:
+            n = lengths[seg]
+            lo = last[1] if last[0] == seg else 0
+            x = max(lo, min(n, round((target - acc) * n / sizes[seg])))
+            if x - lo >= least and n - x >= least:
+                cut = (seg, x)
+            else:
+                cut = (seg, lo) if x - lo < n - x else (seg + 1, 0)
+        cut = max(cut, last)
+        out.append(cut)
+        last = cut
+    return out
+
+
+def _parts(lengths: list[int], start: tuple[int, int], stop: tuple[int, int]) -> list[Part]:
+    """The ``(segment, lo, hi)`` parts between two positions."""
+    parts: list[Part] = []
+    seg, lo = start
+    while (seg, lo) < stop and seg < len(lengths):
+        hi = stop[1] if seg == stop[0] else lengths[seg]
+        if hi > lo:
+            parts.append((seg, lo, hi))
+        seg, lo = seg + 1, 0
+    return parts
+
+
+def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, lo: int, hi: int, want_ids: bool) -> _Region | None:
+    """One cut segment's share, scanned as the module notes say; None where the scan is not safe."""
+    text = seg.text
+    view = scanner.view(text)
+    pos = max(0, lo - OVERLAP)
+    scan = scanner.to_end(text, view, pos) if hi == len(text) else scanner.until(text, view, pos, hi + OVERLAP)
+    if scan is None:
+        return None
+    starts, pieces = scan
+    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
+    if one_word is not None and each is not None:  # the usual case, in bulk: the loops run in C
+        found = each(list(map(one_word, pieces)))
+    else:
+        tokenize = tok.model.tokenize
+        found = [[i for word in scanner.words(piece) for i in tokenize(word)] for piece in pieces]
+    before = list(accumulate(map(len, found), initial=0))
+    left_end = bisect_left(starts, lo + OVERLAP) if lo > 0 else 0
+    right_from = bisect_left(starts, hi - OVERLAP) if hi < len(text) else len(starts)
+    return _Region(dict(zip(starts[:left_end], before[:left_end])),
+                   list(zip(starts[right_from:], before[right_from:])), before[-1],
+                   array("q", chain.from_iterable(found)) if want_ids else None)
+
+
+def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool) -> Any:
+    out: list[int] = []
+    tok._model_ids(seg.piece, seg.at_origin, out)
+    return array("q", out) if want_ids else len(out)
+
+
+def _join(regions: list[_Region | None], want_ids: bool) -> Any:
+    """A cut segment's ids (or their number) from its shares, each kept between its seams'
+    common piece starts; None when a share was unsafe or a seam has no common start."""
+    if None in regions:
+        return None
+    ids: list[int] = []
+    count = begin = 0
+    for region, following in zip(regions, [*regions[1:], None]):
+        assert region is not None
+        end, start_next = region.total, 0
+        if following is not None:
+            common = next(((start, n) for start, n in region.right if start in following.left), None)
+            if common is None:
+                return None
+            end, start_next = common[1], following.left[common[0]]
+        if want_ids:
+            ids.extend(region.ids[begin:end])
+        count += end - begin
+        begin = start_next
+    return ids if want_ids else count
+
+
+def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special: Any, workers: int,
+                 on_done: Callable[[int], None] | None, want_ids: bool) -> list[Any] | None:
+    """Per text: its ids before the post-processor (or their number), computed as the module notes say."""
+    import multiprocessing
+    import os
+
+    from .tokenizer import _policy
+
+    scanner = scanner_for(tok)
+    if scanner is None or workers < 2 or not can_fork() or sum(map(len, texts)) < MIN_CHARS:
+        return None
+    parse = _policy(tok.default_special if special is None else special)
+    segments: list[_Segment] = []
+    plans = [_plan(tok, scanner, text, parse, segments) for text in texts]
+    lengths = [len(seg.text) for seg in segments]
+    layout = _layout([len(seg.text.encode("utf-8", "surrogatepass")) for seg in segments], lengths, workers)
+    # per zone: the next chunk from the front, and one past the last chunk not yet taken
+    ends = multiprocessing.get_context("fork").Array("i", [n for zone in layout.zones for n in (0, len(zone))])
+    here = os.getpid()
+
+    def take(zone: int, front: bool) -> list[Part] | None:
+        with ends.get_lock():
+            first, stop = ends[2 * zone], ends[2 * zone + 1]
+            if first >= stop:
+                return None
+            if front:
+                ends[2 * zone] = first + 1
+                return layout.zones[zone][first]
+            ends[2 * zone + 1] = stop - 1
+            return layout.zones[zone][stop - 1]
+
+    def work(k: int) -> list[tuple[Part, Any]]:
+        out: list[tuple[Part, Any]] = []
+
+        def do(parts: list[Part]) -> None:
+            for part in parts:
+                index, lo, hi = part
+                seg = segments[index]
+                whole = lo == 0 and hi == len(seg.text)
+                out.append((part, _whole(tok, seg, want_ids) if whole
+                            else _region(tok, scanner, seg, lo, hi, want_ids)))
+                if on_done is not None and os.getpid() == here:
+                    on_done(hi - lo)
+
+        do(layout.own[k])
+        for zone, front in ((k, True), (k - 1, False)):  # the zone after this share, then the one before
+            while 0 <= zone < len(layout.zones) and (chunk := take(zone, front)) is not None:
+                do(chunk)
+        return out
+
+    found: dict[int, list[tuple[int, Any]]] = {}
+    for k, (ok, result) in enumerate(run_shared(work, range(workers))):
+        if not ok:  # the caller encodes in one process, where the error is raised with its own type
+            return None
+        for (index, lo, hi), value in result:
+            found.setdefault(index, []).append((lo, value))
+            if on_done is not None and k:
+                on_done(hi - lo)
+    per_segment: list[Any] = []
+    for index, seg in enumerate(segments):
+        values = [value for _, value in sorted(found[index], key=lambda part: part[0])]
+        value = values[0] if len(values) == 1 else _join(values, want_ids)
+        per_segment.append(_whole(tok, seg, want_ids) if value is None else value)
+    out: list[Any] = []
+    for plan in plans:
+        if want_ids:
+            ids: list[int] = []
+            for is_id, value in plan:
+                ids.extend([value] if is_id else per_segment[value])
+            out.append(ids)
+        else:
+            out.append(sum(1 if is_id else per_segment[value] for is_id, value in plan))
+    return out
 
 
 def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
                 on_done: Callable[[int], None] | None = None) -> list[list[int]] | None:
-    """``[tok.encode(t, ...) for t in texts]``, each long text shared over `workers` forked processes.
+    """``[tok.encode(t, ...) for t in texts]``, the work shared over `workers` processes.
 
-    Texts of at least `MIN_CHARS` characters are cut into regions (see the module
-    notes); shorter ones go to a worker whole. One pool serves all texts, so each
-    worker's caches warm up once. A long text whose regions cannot be joined is
-    encoded in this process. None when the pipeline is not one `scanner_for`
-    accepts, `workers` < 2 or no safe ``fork``: the caller encodes in one process then.
-    `on_done(n)` is called with the characters of each piece of work as it finishes.
+    None when the pipeline is not one `text_scan.scanner_for` accepts, `workers` < 2,
+    there is no safe ``fork`` or the texts are shorter than `MIN_CHARS` in all: the
+    caller encodes in one process then. `on_done(n)` is called with the characters of
+    each piece of work as it finishes.
     """
-    from .tokenizer import _policy
-
-    scanner = scanner_for(tok)
-    if scanner is None or workers < 2 or not can_fork():
+    found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
+    if found is None:
         return None
-    parse = _policy(tok.default_special if special is None else special)
-    segments: list[tuple[str, str, list[tuple[int, int]]]] = []
-    plans: dict[int, list[tuple[str, Any]]] = {}
-    tasks: list[tuple[str, int, int]] = []
-    for index, text in enumerate(texts):
-        if len(text) >= MIN_CHARS:
-            first = len(segments)
-            plans[index] = _plan(tok, scanner, text, parse, workers, segments)
-            tasks += [("region", k, j) for k in range(first, len(segments)) for j in range(len(segments[k][2]))]
-        else:
-            tasks.append(("whole", index, 0))
-    tasks.sort(key=lambda t: -(len(texts[t[1]]) if t[0] == "whole" else 0))  # regions first, then largest texts
-    job = (tok, scanner, texts, segments, add_special, special)
-
-    def done(result: tuple[str, int, int, Any]) -> None:
-        results.append(result)
-        if on_done is not None:
-            kind, index, j, _ = result
-            lo, hi = segments[index][2][j] if kind == "region" else (0, len(texts[index]))
-            on_done(hi - lo)
-
-    results: list[tuple[str, int, int, Any]] = []
-    # this process takes the first task itself before forking: the workers inherit the
-    # word caches it filled instead of each filling its own from nothing
-    if tasks:
-        done(_run(job, tasks.pop(0)))
-    for position, ok, result in map_in_pool(partial(_run, job), tasks, workers, ordered=False):
-        if not ok:
-            _run(job, tasks[position])  # raises the error here, with its own type
-            raise RuntimeError(f"a worker failed where this process did not: {result}")
-        done(result)
-    whole: dict[int, Any] = {}
-    parts: dict[int, dict[int, Any]] = {}
-    for kind, index, j, result in results:
-        if kind == "whole":
-            whole[index] = result
-        else:
-            parts.setdefault(index, {})[j] = result
-    out: list[list[int]] = []
-    for index, text in enumerate(texts):
-        if index in whole:
-            out.append(whole[index].tolist())
-            continue
-        ids = _assemble(tok, plans[index], segments, parts)
-        out.append(tok.encode(text, add_special=add_special, special=special) if ids is None
-                   else tok._finish_ids(ids, None, add_special))
-    return out
+    return [tok._finish_ids(ids, None, add_special) for ids in found]
 
 
-def _assemble(tok: "Tokenizer", plan: list[tuple[str, Any]], segments: list[tuple[str, str, list[tuple[int, int]]]],
-              parts: dict[int, dict[int, Any]]) -> list[int] | None:
-    out: list[int] = []
-    for kind, value in plan:
-        if kind == "id":
-            out.append(value)
-        elif kind == "short":
-            tok._model_ids(value[0], value[1], out)
-        else:
-            regions = segments[value][2]
-            results = [parts[value][j] for j in range(len(regions))]
-            joined = None if any(r is None for r in results) else _join(regions, results)
-            if joined is None:
-                return None
-            out.extend(joined)
-    return out
+def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
+               on_done: Callable[[int], None] | None = None) -> list[int] | None:
+    """``[len(tok.encode(t, ...)) for t in texts]`` as `encode_long` computes it, without
+    building or sending the ids."""
+    found = _shared_work(tok, texts, add_special, special, workers, on_done, False)
+    if found is None:
+        return None
+    return [len(tok._finish_ids([0] * n, None, add_special)) for n in found]
