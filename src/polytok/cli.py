@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     cnt.add_argument("model")
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
     cnt.add_argument("--workers", type=int, default=None,
-                     help="processes to share the files, one file each (default: every core)")
+                     help="processes to share the work (default: every core); the counts are the same")
     modes(cnt)
     loading(cnt)
 
@@ -152,13 +152,14 @@ class _Progress:
         self.enabled = out.isatty() and total > 4_000_000
         self.update(0, 0)
 
-    def update(self, n: int, tokens: int) -> None:
+    def update(self, n: int, tokens: int | None = None) -> None:
         self.done += n
         now = time.monotonic()
         if self.enabled and now - self.last > 0.2:
             self.last = now
             rate = self.done / max(now - self.start, 1e-9) / 1e6
-            self.out.write(f"\r{100 * self.done / self.total:5.1f}%  {tokens:,} tokens  {rate:.2f} MB/s")
+            counted = "" if tokens is None else f"{tokens:,} tokens  "
+            self.out.write(f"\r{100 * self.done / self.total:5.1f}%  {counted}{rate:.2f} MB/s")
             self.out.flush()
 
     def close(self) -> None:
@@ -176,8 +177,8 @@ def _count(args: argparse.Namespace) -> int:
     if workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {workers}")
     totals: dict[int, int] = {}
-    if workers > 1 and len(args.files) > 1 and "-" not in args.files and parallel.can_fork():
-        totals = _count_files_in_pool(tok, args.files, sizes, add_special, special, min(workers, len(args.files)))
+    if workers > 1 and "-" not in args.files and parallel.can_fork():
+        totals = _count_shared(tok, args.files, sizes, add_special, special, workers)
     else:
         progress = _Progress(sum(sizes))
         for index, name in enumerate(args.files):
@@ -190,6 +191,25 @@ def _count(args: argparse.Namespace) -> int:
     if len(args.files) > 1:
         print(f"{sum(totals.values())}\ttotal")
     return 0
+
+
+def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
+                  workers: int) -> dict[int, int]:
+    """The files' counts from `workers` processes: the texts cut into shares where the pipeline
+    allows it (`polytok.parallel_text`), else each file whole in one worker."""
+    from . import parallel_text
+
+    texts = [_read_text_file(name) for name in files]
+    chars = sum(map(len, texts)) or 1
+    progress = _Progress(sum(sizes))
+    counts = parallel_text.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
+                                      on_done=lambda n: progress.update(n * sum(sizes) // chars))
+    progress.close()
+    if counts is not None:
+        return dict(enumerate(counts))
+    if len(files) > 1:
+        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
+    return {0: len(tok.encode(texts[0], add_special=add_special, special=special))}
 
 
 def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
