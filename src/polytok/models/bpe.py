@@ -229,7 +229,13 @@ class BPE(VocabLookup):
             return [self.tokenize(word) for word in words]
         found = list(map(self._cache.get, words))
         if None in found:  # each new word once, then its ids wherever it occurs (all loops in C)
-            new = {word: self.tokenize(word) for word in set(compress(words, map(is_, found, repeat(None))))}
+            collecting = gc.isenabled()
+            gc.disable()  # the merge loops make no cycles, only many short-lived tuples (see the notes)
+            try:
+                new = {word: self.tokenize(word) for word in set(compress(words, map(is_, found, repeat(None))))}
+            finally:
+                if collecting:
+                    gc.enable()
             found = list(map(new.get, words, found))
         return found  # type: ignore[return-value]  # no None is left
 
