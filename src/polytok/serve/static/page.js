@@ -169,28 +169,48 @@ async function showTokens(text, signal, seq) {
   setStatus(views.map((v, i) => `${sides[i][0]}: ${v.count} tokens in ${v.elapsed_ms} ms`).join(" \u00b7 "));
 }
 
-function marksFor(n, regions, first, lo, hi) {
+function firstRange(data) {
+  // by ids: compare's first divergence; by bytes: the first region where the splits differ
+  if (data.match === "bytes") { return data.regions.length ? data.regions[0] : null; }
+  const r = data.first && data.first.region;
+  return r ? [r.a_start, r.a_end, r.b_start, r.b_end] : null;
+}
+
+function marksFor(n, data, lo, hi) {
   const marks = new Uint8Array(n);
-  for (const r of regions) { for (let k = r[lo]; k < r[hi]; k++) { marks[k] = 1; } }
-  if (first && first.region) {
-    for (let k = first.region[lo === 0 ? "a_start" : "b_start"]; k < first.region[lo === 0 ? "a_end" : "b_end"]; k++) {
-      marks[k] = 2;
-    }
-  }
+  for (const r of data.regions) { for (let k = r[lo]; k < r[hi]; k++) { marks[k] = 1; } }
+  const first = firstRange(data);
+  if (first) { for (let k = first[lo]; k < first[hi]; k++) { marks[k] = 2; } }
   return marks;
+}
+
+function regionText(view, text, lo, hi) {
+  if (hi <= lo) { return ""; }
+  return Array.from(text).slice(view.offsets[lo][0], view.offsets[hi - 1][1]).join("");
+}
+
+function splitLine(data, text) {
+  if (data.match !== "bytes") { return ""; }
+  const r = firstRange(data);
+  if (!r) { return "<div><b>Same splits</b> on both sides (by bytes); the ids differ as below.</div>"; }
+  const pieces = (v, lo, hi) => v.pieces.slice(lo, hi).map((p) => `<span class="chip hit">${esc(quoted(p))}</span>`).join("");
+  return `<div>First split difference at A[${r[0]}:${r[1]}] / B[${r[2]}:${r[3]}] over
+    <code>${esc(quoted(regionText(data.a, text, r[0], r[1]) || regionText(data.b, text, r[2], r[3])))}</code>:
+    A ${pieces(data.a, r[0], r[1])} / B ${pieces(data.b, r[2], r[3])}</div>`;
 }
 
 function windowHtml(win) {
   return win.map(([id, piece, hit]) =>
-    `<span class="chip${hit ? " special" : ""}" title="id ${id}">${esc(quoted(piece))}=${id}</span>`).join("");
+    `<span class="chip${hit ? " hit" : ""}" title="id ${id}">${esc(quoted(piece))}=${id}</span>`).join("");
 }
 
-function bannerHtml(data) {
+function bannerHtml(data, text) {
   const first = data.first;
   const nA = data.regions.reduce((t, r) => t + r[1] - r[0], 0);
   const nB = data.regions.reduce((t, r) => t + r[3] - r[2], 0);
   const counted = `${data.regions.length} differing region(s) highlighted by ${data.match}: ${nA} token(s) of A, ${nB} of B.`;
   if (!first) { return `<b>Identical ids</b> (${data.a.count} tokens). ${data.regions.length ? counted : ""}`; }
+  const split = splitLine(data, text);
   if (first.error) { return `<span class="kind">error</span> ${esc(first.error)}`; }
   const r = first.region;
   const reasons = first.reasons.length ? first.reasons.map((x) => `<span class="reason">${esc(x)}</span>`).join("") :
@@ -198,7 +218,7 @@ function bannerHtml(data) {
   const stage = first.stage ? `<div>first differing stage: <b class="stage-name">${esc(first.stage)}</b>` +
     (first.stage_detail ? ` \u2014 <code>${esc(first.stage_detail)}</code>` : "") + "</div>" :
     (first.stage_detail ? `<div class="note">${esc(first.stage_detail)}</div>` : "");
-  return `<div>First divergence: <span class="kind">${esc(first.kind || "?")}</span> at tokens
+  return `${split}<div>First divergence${split ? " of the ids" : ""}: <span class="kind">${esc(first.kind || "?")}</span> at tokens
       A[${r.a_start}:${r.a_end}] / B[${r.b_start}:${r.b_end}], text A <code>${esc(quoted(r.text_a))}</code>
       / B <code>${esc(quoted(r.text_b))}</code></div>
     <div>reasons: ${reasons}</div>${stage}
@@ -221,13 +241,13 @@ async function showCompare(text, signal, seq) {
   if (seq !== state.seq) { return; }
   const banner = $("#divergence");
   banner.className = `banner ${data.first ? "differs" : "same"}`;
-  banner.innerHTML = bannerHtml(data);
+  banner.innerHTML = bannerHtml(data, text);
   const na = data.regions.reduce((t, r) => t + r[1] - r[0], 0);
   const nb = data.regions.reduce((t, r) => t + r[3] - r[2], 0);
   panes.innerHTML = paneHtml("A", data.a, `<span class="ndiff">${na} differ</span>`) +
     paneHtml("B", data.b, `<span class="ndiff">${nb} differ</span>`);
-  fillPane(panes.children[0], data.a, text, marksFor(data.a.count, data.regions, data.first, 0, 1));
-  fillPane(panes.children[1], data.b, text, marksFor(data.b.count, data.regions, data.first, 2, 3));
+  fillPane(panes.children[0], data.a, text, marksFor(data.a.count, data, 0, 1));
+  fillPane(panes.children[1], data.b, text, marksFor(data.b.count, data, 2, 3));
   setStatus(`compared in ${data.elapsed_ms} ms`);
 }
 

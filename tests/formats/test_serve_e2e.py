@@ -1,0 +1,218 @@
+"""`polytok serve`'s page end to end, in headless Chromium driven by Playwright.
+
+The browser is Debian's chromium (``/usr/bin/chromium``; Playwright's own browser
+download is not used). When it is missing and this process is root with
+apt-get, the session installs it once (``apt-get install -y chromium``, said on
+stderr, time-limited); otherwise the tests skip, naming what is missing.
+
+The page is typed into as a person would; the spans, counts and ids it shows are
+checked against HF tokenizers run live on the same files (the built-in gpt2 and
+the npm llama3 tokenizer.json), and the highlighted divergence against where
+HF's two id lists differ.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import fixtures
+from formats.serve_support import LLAMA3, diff_range, hf_file, hf_gpt2, hf_ids, start_server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TEXT = "Hello world!<|endoftext|> caf\u00e9 \U0001f999 na\u00efve\n\tcode = 12345"
+_INSTALL_TIMEOUT_S = 900
+
+
+def _install_chromium() -> str | None:
+    """apt-get install chromium, once; returns why it could not, or None."""
+    if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        return "not root with apt-get, so it was not installed"
+    sys.__stderr__.write("\nserve e2e: installing Debian's chromium (apt-get install -y chromium)...\n")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    try:
+        subprocess.run(["apt-get", "update", "-qq"], env=env, timeout=_INSTALL_TIMEOUT_S, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env, timeout=_INSTALL_TIMEOUT_S,
+                              check=False, capture_output=True, text=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"apt-get install chromium failed: {exc}"
+    if done.returncode != 0:
+        return f"apt-get install chromium failed: {done.stderr.strip()[-300:]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    pytest.importorskip("playwright.sync_api", reason="the playwright package (test extra) is not installed")
+    if not Path(CHROMIUM).exists():
+        why = _install_chromium()
+        if not Path(CHROMIUM).exists():
+            pytest.skip(f"{CHROMIUM} is missing ({why or 'apt-get did not provide it'}); "
+                        "install Debian's chromium to run the serve e2e tests")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def url(chromium: str) -> Iterator[str]:
+    server = start_server([str(fixtures.cache_root())])
+    yield server.url
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def page(browser: Any, url: str) -> Iterator[Any]:
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.goto(url)
+    pg.wait_for_selector("body[data-updated]:not([data-busy])")
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def _act(page: Any, action: Any) -> None:
+    """Do something on the page and wait until the update it starts has been drawn."""
+    before = page.evaluate("document.body.dataset.updated")
+    action()
+    page.wait_for_function("prev => document.body.dataset.updated !== prev && !document.body.dataset.busy",
+                           arg=before, timeout=30_000)
+
+
+def _pane(page: Any, side: str, view: str = "token-panes") -> Any:
+    return page.locator(f"#{view} .pane[data-side={side}]")
+
+
+def _ids_of(pane: Any) -> str:
+    return str(pane.locator(".ids").input_value())
+
+
+def _llama3() -> Any:
+    return hf_file(fixtures.fixture_path("llama3", "tokenizer.json"))
+
+
+def test_tokens_view_two_tokenizers(page: Any) -> None:
+    _act(page, lambda: page.select_option("#model-b", LLAMA3))
+    _act(page, lambda: page.fill("#text", TEXT))
+    for side, ref in (("A", hf_gpt2()), ("B", _llama3())):
+        ids = hf_ids(ref, TEXT)
+        pane = _pane(page, side)
+        assert pane.locator(".tok").count() == len(ids)
+        assert pane.locator(".count .n").inner_text() == str(len(ids))
+        assert _ids_of(pane) == f"[{', '.join(map(str, ids))}]"
+    gpt2 = _pane(page, "A")
+    assert gpt2.locator(".tok.special").all_inner_texts() == ["<|endoftext|>"]
+    # the llama emoji is three byte-level pieces in gpt2: one shows the character, two are marked partial
+    assert gpt2.locator(".tok.partial").count() == 3
+    for side in ("A", "B"):
+        shown = _pane(page, side).locator(".spans > span").evaluate_all(
+            "els => els.map(e => [e.className, e.textContent])")
+        assert all(body for _, body in shown)  # every token is visible, the extra pieces of a character too
+        drawn = "".join(body for cls, body in shown if "zero" not in cls and "added" not in cls)
+        assert drawn.replace("\u21b5", "").replace("\u2192", "") == TEXT  # the text, each character once
+
+
+def test_hover_names_the_token(page: Any) -> None:
+    _act(page, lambda: page.fill("#text", "Hello world"))
+    first = _pane(page, "A").locator(".tok").first
+    first.hover()
+    info = page.locator("#hover-info").inner_text()
+    ids = hf_ids(hf_gpt2(), "Hello world")
+    assert f"id {ids[0]}" in info and '"Hello"' in info and "48 65 6c 6c 6f" in info and "[0, 5)" in info
+    assert "id " in (first.get_attribute("title") or "")
+
+
+def test_compare_one_tokenizer_two_modes(page: Any) -> None:
+    page.select_option("#model-b", "gpt2")
+    page.select_option("#special-b", "text")
+    page.fill("#text", TEXT)
+    _act(page, lambda: page.click("#tabs button[data-view=compare]"))
+    ref = hf_gpt2()
+    a0, a1, b0, b1 = diff_range(hf_ids(ref, TEXT, "parse"), hf_ids(ref, TEXT, "text"))
+    pane_a, pane_b = _pane(page, "A", "compare-panes"), _pane(page, "B", "compare-panes")
+    assert pane_a.locator(".tok.diff").count() == a1 - a0 and pane_b.locator(".tok.diff").count() == b1 - b0
+    assert pane_a.locator(".tok.first").count() == a1 - a0
+    ref.encode_special_tokens = True
+    offsets = ref.encode(TEXT).offsets
+    assert "".join(pane_b.locator(".tok.diff").all_inner_texts()) == TEXT[offsets[b0][0]:offsets[b1 - 1][1]]
+    banner = page.locator("#divergence").inner_text()
+    assert "marker-parsed-one-side" in banner and "special split" in banner and f"A[{a0}:{a1}]" in banner
+
+
+def test_compare_two_tokenizers(page: Any) -> None:
+    text = "Tokenizers split 12345 apples."
+    page.select_option("#model-b", LLAMA3)
+    page.fill("#text", text)
+    page.uncheck("#add-special")
+    _act(page, lambda: page.click("#tabs button[data-view=compare]"))
+    enc_a = hf_gpt2().encode(text, add_special_tokens=False)
+    enc_b = _llama3().encode(text, add_special_tokens=False)
+    banner = page.locator("#divergence")
+    assert "First divergence" in banner.inner_text()
+    # by bytes: only the tokens over characters the other side cuts differently
+    _act(page, lambda: page.check("#match-bytes"))
+    expected = [o for o in enc_a.offsets if o not in enc_b.offsets]
+    assert _pane(page, "A", "compare-panes").locator(".tok.diff").count() == len(expected) > 0
+    assert "First split difference" in banner.inner_text()
+
+
+def test_explain_view_stages(page: Any) -> None:
+    page.fill("#text", TEXT)
+    _act(page, lambda: page.click("#tabs button[data-view=explain]"))
+    stages = page.locator("#explain .stage").evaluate_all("els => els.map(e => e.dataset.stage)")
+    assert stages == ["pipeline", "split", "normalize", "pre-tokenize", "model", "post-process", "ids"]
+    ids = hf_ids(hf_gpt2(), TEXT)
+    assert page.locator("#explain .stage[data-stage=ids] .ids").input_value() == f"[{', '.join(map(str, ids))}]"
+    assert "BPE" in page.locator("#explain .stage[data-stage=pipeline]").inner_text()
+
+
+def test_path_outside_root_is_refused_on_the_page(page: Any) -> None:
+    page.fill("#load-path", "/etc/passwd")
+    page.click("#load-form button")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "--root" in page.locator("#error").inner_text()
+
+
+def test_loads_a_path_under_the_root(page: Any) -> None:
+    page.fill("#load-path", "llama2/tokenizer.json")
+    fixtures.fixture_path("llama2", "tokenizer.json")  # in the cache, which is the root here
+    _act(page, lambda: page.click("#load-form button"))
+    ids = hf_ids(hf_file(fixtures.fixture_path("llama2", "tokenizer.json")), page.input_value("#text"))
+    assert _ids_of(_pane(page, "A")) == f"[{', '.join(map(str, ids))}]"
+    assert "byte" in (_pane(page, "A").locator(".tok.byte").first.get_attribute("class") or "")
+
+
+def test_100kb_text_stays_responsive(page: Any) -> None:
+    """A pasted 100 kB text is drawn (25k spans) within a few seconds of the paste."""
+    text = fixtures.bench_slice("bench_en", 100_000)
+    paste = "t => { const box = document.querySelector('#text'); box.value = t; " \
+            "box.dispatchEvent(new Event('input', {bubbles: true})); }"
+    started = time.perf_counter()
+    _act(page, lambda: page.evaluate(paste, text))
+    elapsed = time.perf_counter() - started
+    n = len(hf_ids(hf_gpt2(), text))
+    assert _pane(page, "A").locator(".count .n").inner_text() == str(n)
+    assert _pane(page, "A").locator(".tok").count() == n
+    print(f"\n100 kB pasted in the page: drawn after {elapsed:.2f} s ({n} spans; the 250 ms debounce included)")
+    assert elapsed < 15
