@@ -20,7 +20,7 @@ import pytest
 import fixtures
 from formats.serve_support import LLAMA3, Client, diff_range, hf_file, hf_gpt2, hf_ids, start_server
 from polytok.serve import api, app
-from polytok.serve.views import FLAG_ADDED, FLAG_BYTE, FLAG_PARTIAL, FLAG_SPECIAL, diff_regions
+from polytok.serve.views import FLAG_ADDED, FLAG_BYTE, FLAG_PARTIAL, FLAG_SPECIAL, FLAG_UNK, diff_regions
 
 pytest.importorskip("tokenizers")
 
@@ -348,3 +348,63 @@ def test_diff_regions_bos_on_one_side_is_its_own_region() -> None:
     assert with_bos.tokens[0] == "<s>" and with_bos.ids[1:] == without.ids
     assert diff_regions(with_bos.ids, with_bos.offsets, without.ids, without.offsets) == [(0, 1, 0, 0)]
     assert diff_regions(without.ids, without.offsets, with_bos.ids, with_bos.offsets) == [(0, 0, 0, 1)]
+
+
+# -- every format: the engine's ids, and the page's bytes and flags -------------------
+
+_FORMATS = [  # (fixture name, file, reference engine); None as the file: llama.cpp's ggml-vocab-<name>.gguf
+    ("spm-mistral-v1", "tokenizer.model", "sentencepiece"),
+    ("whisper-gpt2-tiktoken", "gpt2.tiktoken", "tiktoken"),
+    ("tekken-240718", "tekken.json", "mistral"),
+    ("llama-spm", None, "llama.cpp"),
+    ("llama-bpe", None, "llama.cpp"),
+]
+_FORMAT_TEXT = "Hello  world! caf\u00e9 \U0001f999 na\u00efve\n\tx=12345 \u7a40"
+
+
+@pytest.fixture(scope="module")
+def cache_client() -> Iterator[Client]:
+    server = start_server([str(fixtures.cache_root())], llama3=False)
+    yield Client(server)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("name, filename, engine", _FORMATS, ids=[f[0] for f in _FORMATS])
+def test_formats_match_their_engine(cache_client: Client, name: str, filename: str | None, engine: str) -> None:
+    from polytok import load
+    from polytok.parity.engines import reference_side
+
+    path = fixtures.fixture_path(name, filename) if filename else fixtures.gguf_vocab_path(name)
+    status, loaded = cache_client.post("/api/load", {"path": str(path)})
+    assert status == 200, loaded
+    status, obj = cache_client.post("/api/encode", {"model": loaded["model"]["name"], "text": _FORMAT_TEXT})
+    assert status == 200, obj
+    ref = reference_side(engine, str(path), "ref", load(path))
+    try:
+        assert obj["ids"] == ref.encode(_FORMAT_TEXT, True, None)
+        byte_pieces = [k for k, i in enumerate(obj["ids"]) if ref.piece(i).startswith("<0x")]
+        # marked special: only the engine's special (control) ids; llama.cpp's newline id is not one
+        assert {obj["ids"][k] for k, f in enumerate(obj["flags"]) if f & FLAG_SPECIAL} <= ref.special
+    finally:
+        getattr(ref, "close", lambda: None)()
+    assert [k for k, f in enumerate(obj["flags"]) if f & FLAG_BYTE] == byte_pieces
+    text_bytes = b"".join(bytes.fromhex(h) for h, f in zip(obj["bytes"], obj["flags"]) if not f & FLAG_ADDED)
+    if engine in ("tiktoken", "mistral"):  # no normalizer: the tokens' bytes are the text's
+        assert text_bytes == _FORMAT_TEXT.encode("utf-8")
+    assert text_bytes.replace(b" ", b"").endswith("\u7a40".encode("utf-8"))
+    assert any(f & FLAG_PARTIAL for f in obj["flags"])  # the emoji is cut into bytes by every one of them
+
+
+def test_unknown_token_flagged(cache_client: Client) -> None:
+    """A SentencePiece model without byte fallback: what it cannot spell is <unk>, and marked so."""
+    import sentencepiece
+
+    path = fixtures.fixture_path("spm-botchan-bpe-1000", "spm.model")
+    status, obj = cache_client.post("/api/encode", {"model": str(path), "text": _FORMAT_TEXT})
+    assert status == 200, obj
+    ref = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    assert obj["ids"] == ref.encode(_FORMAT_TEXT)
+    unk = [k for k, i in enumerate(obj["ids"]) if i == ref.unk_id()]
+    assert unk and [k for k, f in enumerate(obj["flags"]) if f & FLAG_UNK] == unk
+    assert not any(obj["flags"][k] & FLAG_SPECIAL for k in unk)

@@ -12,7 +12,8 @@ divergence and its reason names are `polytok.parity.compare`'s, the stages are
   byte-fallback piece ``<0xNN>`` is that byte, a byte-level piece (a ``ByteLevel``
   decoder) maps back through the GPT-2 alphabet, and ``▁`` is a space;
 - its kind as bit flags (`FLAG_*`): special, byte fallback, part of a UTF-8
-  character (its bytes do not decode on their own), added by the post-processor;
+  character (its bytes do not decode on their own), added by the post-processor,
+  the unknown token;
 - the differing spans of two encodings of one text: tokens aligned on their
   character offsets (both sides tokenize the same input), so the walk is linear
   and every differing region is found, not only the first (`diff_regions`).
@@ -32,14 +33,16 @@ from ..explain import component_name, explain
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
-__all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "token_view", "diff_regions",
+__all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "FLAG_UNK", "token_view", "diff_regions",
            "explain_view", "bytes_reader"]
 
 FLAG_SPECIAL = 1  # a special token (the special table, a control token, or a post-processor addition)
 FLAG_BYTE = 2  # a byte-fallback piece, <0xNN>
 FLAG_PARTIAL = 4  # its bytes are part of a UTF-8 character (not valid UTF-8 on their own)
 FLAG_ADDED = 8  # added by the post-processor or padding: no text of the input behind it
+FLAG_UNK = 16  # the unknown token: the text under it is lost
 
+_NOT_SPECIAL = ("nl", "unk")
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
 BytesOf = Callable[[int, str], bytes]
 
@@ -68,8 +71,9 @@ def _piece_bytes(piece: str, byte_level: bool) -> bytes:
 
 
 def special_set(tok: "Tokenizer") -> frozenset[int]:
-    """The ids the page marks as special: named special ids, end-of-generation ids, special added tokens."""
-    ids = set(tok.special_ids.values()) | set(tok.eog_ids)
+    """The ids the page marks as special: named special ids (not llama.cpp's newline ``nl`` nor ``unk``, an
+    ordinary piece and its own flag), end-of-generation ids, special added tokens."""
+    ids = {i for name, i in tok.special_ids.items() if name not in _NOT_SPECIAL} | set(tok.eog_ids)
     ids.update(i for s, i in tok.added.content_to_id.items() if tok.added.is_special_string(s))
     return frozenset(ids)
 
@@ -94,6 +98,7 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
     enc: Encoding = tok.encode_full(text, add_special=add_special, special=special)
     of = bytes_reader(tok)
     specials = special_set(tok)
+    unk = tok.special_ids.get("unk", getattr(tok.model, "unk_id", None))
     seen: dict[int, tuple[str, str, int]] = {}  # one lookup per distinct id: a text repeats its tokens
     pieces, hexes, flags = [], [], []
     for id_, mask in zip(enc.ids, enc.special_tokens_mask):
@@ -101,7 +106,8 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
         if known is None:
             shown = tok.id_to_token(id_) or ""
             data = _token_bytes(of, id_, shown)
-            known = seen[id_] = (shown, data.hex(), _flags(id_, shown, data, specials))
+            flag = _flags(id_, shown, data, specials) | (FLAG_UNK if id_ == unk else 0)
+            known = seen[id_] = (shown, data.hex(), flag)
         pieces.append(known[0])
         hexes.append(known[1])
         flags.append(known[2] | (FLAG_SPECIAL | FLAG_ADDED if mask else 0))

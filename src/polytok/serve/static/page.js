@@ -2,7 +2,7 @@
 // It asks the server's JSON endpoints (/api/encode, /api/compare, /api/explain) and draws the answers.
 "use strict";
 
-const FLAG = { SPECIAL: 1, BYTE: 2, PARTIAL: 4, ADDED: 8 };
+const FLAG = { SPECIAL: 1, BYTE: 2, PARTIAL: 4, ADDED: 8, UNK: 16 };
 const DEBOUNCE_MS = 250;
 const MAX_EXPLAIN_ROWS = 1500;
 const $ = (sel) => document.querySelector(sel);
@@ -79,6 +79,7 @@ function spansHtml(view, cps, marks) {
     if (f & FLAG.SPECIAL) { cls.push("special"); }
     if (f & FLAG.BYTE) { cls.push("byte"); }
     if (f & FLAG.PARTIAL) { cls.push("partial"); }
+    if (f & FLAG.UNK) { cls.push("unk"); }
     if (marks && marks[k]) { cls.push(marks[k] === 2 ? "diff first" : "diff"); }
     let body;
     if (f & FLAG.ADDED || s === e) {
@@ -106,6 +107,7 @@ function flagNames(f) {
   else if (f & FLAG.SPECIAL) { names.push("special"); }
   if (f & FLAG.BYTE) { names.push("byte fallback"); }
   if (f & FLAG.PARTIAL) { names.push("part of a UTF-8 character"); }
+  if (f & FLAG.UNK) { names.push("unknown token"); }
   return names;
 }
 
