@@ -36,14 +36,16 @@ def _serve(args: argparse.Namespace) -> int:
     from .errors import PolytokError
     from .serve import Registry, make_server
 
+    if not 0 <= args.port <= 65535:
+        raise PolytokError(f"cannot listen on port {args.port}: a port is 0 (any free one) to 65535")
     registry = Registry(args.root)
     registry.add_builtin("gpt2")
     for spec in args.models:
         registry.add(spec, _load(spec, args.option))
     try:
         server = make_server(registry, args.host, args.port, quiet=args.quiet)
-    except OSError as exc:
-        raise PolytokError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    except (OSError, OverflowError) as exc:
+        raise PolytokError(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}") from None
     print(f"polytok serve: {server.url} ({len(registry.listing())} tokenizer(s); Ctrl-C stops)", flush=True)
     if not server.loopback:
         print("polytok serve: warning: not a loopback address; anyone who reaches it can use the page",
