@@ -175,10 +175,11 @@ def _parts(lengths: list[int], start: tuple[int, int], stop: tuple[int, int]) ->
     return parts
 
 
-def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, lo: int, hi: int, want_ids: bool) -> _Region | None:
-    """One cut segment's share, scanned as the module notes say; None where the scan is not safe."""
+def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: int, hi: int,
+            want_ids: bool) -> _Region | None:
+    """One cut segment's share, scanned as the module notes say; None where the scan is not safe.
+    `view` is ``scanner.view(seg.text)``."""
     text = seg.text
-    view = scanner.view(text)
     pos = max(0, lo - OVERLAP)
     scan = scanner.to_end(text, view, pos) if hi == len(text) else scanner.until(text, view, pos, hi + OVERLAP)
     if scan is None:
@@ -245,6 +246,7 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     # per zone: the next chunk from the front, and one past the last chunk not yet taken
     ends = multiprocessing.get_context("fork").Array("i", [n for zone in layout.zones for n in (0, len(zone))])
     here = os.getpid()
+    views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
 
     def take(zone: int, front: bool) -> list[Part] | None:
         with ends.get_lock():
@@ -264,9 +266,12 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
             for part in parts:
                 index, lo, hi = part
                 seg = segments[index]
-                whole = lo == 0 and hi == len(seg.text)
-                out.append((part, _whole(tok, seg, want_ids) if whole
-                            else _region(tok, scanner, seg, lo, hi, want_ids)))
+                if lo == 0 and hi == len(seg.text):
+                    out.append((part, _whole(tok, seg, want_ids)))
+                else:
+                    if index not in views:
+                        views[index] = scanner.view(seg.text)
+                    out.append((part, _region(tok, scanner, seg, views[index], lo, hi, want_ids)))
                 if on_done is not None and os.getpid() == here:
                     on_done(hi - lo)
 

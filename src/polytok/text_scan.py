@@ -73,6 +73,7 @@ class Scanner:
         matches: Iterator[Any] = self.native.finditer(view, pos)
         starts: list[int] = []
         ends: list[int] = []
+        groups: list[str] = []
         follows = len(view)  # where the first match not taken starts
         while True:
             chunk = list(islice(matches, _SLICE))
@@ -80,16 +81,20 @@ class Scanner:
                 break
             starts += map(_START, chunk)
             ends += map(_END, chunk)
+            if view is text:
+                groups += map(_GROUP, chunk)
             if starts[-1] >= stop:
                 break
         cut = next((k for k in range(max(0, len(starts) - _SLICE), len(starts)) if starts[k] >= stop), len(starts))
         if cut < len(starts):
             follows = starts[cut]
-            del starts[cut:], ends[cut:]
+            del starts[cut:], ends[cut:], groups[cut:]
         if any(map(eq, starts, ends)):
             return None
         if self.gaps and (starts[:1] != [pos] or starts[1:] != ends[:-1] or (ends and ends[-1] < follows)):
             starts, ends = _with_gaps(starts, ends, pos, stop, follows)
+        elif view is text:
+            return starts, groups
         return starts, [text[s:e] for s, e in zip(starts, ends)]
 
     def words(self, piece: str) -> list[str]:
