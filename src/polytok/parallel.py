@@ -17,6 +17,7 @@ calling process.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -62,6 +63,18 @@ def _spans(sizes: list[int], parts: int) -> list[tuple[int, int]]:
     return spans
 
 
+def _forked_pool(workers: int) -> Any:
+    """A ``fork`` pool whose workers' garbage collector leaves what they inherit alone:
+    objects are frozen (`gc.freeze`) while the workers start, so a collection in a worker
+    neither walks the loaded tokenizer nor writes to its pages (each write would copy a
+    page the worker shares with this process)."""
+    gc.freeze()
+    try:
+        return multiprocessing.get_context("fork").Pool(workers)
+    finally:
+        gc.unfreeze()
+
+
 def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
     assert _JOB is not None
     index, item = job
@@ -81,7 +94,7 @@ def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
     global _JOB
     _JOB = fn
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with _forked_pool(workers) as pool:
             results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)))
             for index, (ok, result) in results:
                 yield index, ok, result
@@ -100,7 +113,7 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
         return [(True, fn(item)) for item in items]
     _JOB = fn
     try:
-        with multiprocessing.get_context("fork").Pool(len(items) - 1) as pool:
+        with _forked_pool(len(items) - 1) as pool:
             pending = pool.map_async(_run, list(enumerate(items))[1:], chunksize=1)
             first = fn(items[0])
             rest = [outcome for _, outcome in pending.get()]
