@@ -408,3 +408,25 @@ def test_unknown_token_flagged(cache_client: Client) -> None:
     unk = [k for k, i in enumerate(obj["ids"]) if i == ref.unk_id()]
     assert unk and [k for k, f in enumerate(obj["flags"]) if f & FLAG_UNK] == unk
     assert not any(obj["flags"][k] & FLAG_SPECIAL for k in unk)
+
+
+def test_a_request_the_page_gave_up_on_is_not_an_error(client: Client, capsys: pytest.CaptureFixture[str]) -> None:
+    """The page aborts a stale request as you type: the server drops the answer quietly and goes on."""
+    import json
+    import socket
+    import struct
+
+    text = fixtures.bench_slice("bench_en", 60_000)
+    body = json.dumps({"model": "gpt2", "text": text}).encode("utf-8")
+    for _ in range(3):
+        sock = socket.create_connection(("127.0.0.1", client.port))
+        sock.sendall(b"POST /api/encode HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        sock.close()
+    time.sleep(0.5)
+    for _ in range(3):  # the given-up requests finish meanwhile (tokenizer work is under one lock)
+        status, obj = client.post("/api/encode", {"model": "gpt2", "text": text[:20_000]})
+        assert status == 200, obj
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err

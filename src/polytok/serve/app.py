@@ -115,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
             extra = {"Allow": _allowed(self._path())} if exc.status == 405 else None
             self._send_json(exc.status, {"error": exc.message, "status": exc.status},
                             close=exc.status in (411, 413), extra=extra)
+        except ConnectionError:  # the page gave up on this request (a newer keystroke aborted it)
+            self.close_connection = True
         except Exception:  # noqa: BLE001 - a bug: logged here, a plain 500 for the page
             traceback.print_exc(file=sys.stderr)
             self._send_json(500, {"error": "internal error (see the server's log)", "status": 500}, close=True)
