@@ -3,7 +3,10 @@
 Engines hand over encoded shards in any order. Each shard's files are written
 as soon as it arrives (to a temporary name, renamed when whole); the manifest
 takes shards only in input order, so it always lists a prefix of complete
-shards. Resuming keeps the longest prefix whose files are still whole (size and
+shards. It is rewritten at most once a second (`MANIFEST_EVERY_S`) and at the
+end: rewriting it after each of thousands of small shards would cost time
+quadratic in their number, and a shard whose files are whole but not yet listed
+is simply encoded again on resume. Resuming keeps the longest prefix whose files are still whole (size and
 sha256 as listed), removes temporary files and shard files beyond it, and the
 engine encodes the rest: nothing listed is read again, nothing is listed twice.
 """
@@ -11,6 +14,7 @@ engine encodes the rest: nothing listed is read again, nothing is listed twice.
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Callable
 
 from ..errors import FormatError
@@ -20,6 +24,7 @@ from .shards import TEMP_SUFFIX, Settings, ShardResult, sha256_file, write_shard
 
 __all__ = ["Output"]
 
+MANIFEST_EVERY_S = 1.0  # the manifest is rewritten at most this often (and at the end)
 Progress = Callable[[int, int, int], None]  # (documents, tokens, input bytes) so far
 
 
@@ -40,10 +45,11 @@ class Output:
             _check_empty(out_dir)
             self.manifest = manifest
         self._clean()
+        self.written = 0.0
         self.lines_before = [0] * len(self.inputs)
         for shard in self.manifest["shards"]:
             self.lines_before[shard["input"]] += shard["lines"]
-        write_manifest(out_dir, self.manifest)
+        self._write()
 
     @property
     def next_index(self) -> int:
@@ -70,9 +76,12 @@ class Output:
             if progress is not None:
                 m = self.manifest
                 progress(m["documents"], m["tokens"], self._bytes_done())
-        if self.next_index == len(self.splits):
-            self.manifest["complete"] = True
+        if time.monotonic() - self.written >= MANIFEST_EVERY_S:
+            self._write()
+
+    def _write(self) -> None:
         write_manifest(self.out_dir, self.manifest)
+        self.written = time.monotonic()
 
     def _list(self, entry: dict[str, Any], bad: list[Any]) -> None:
         path = self.inputs[entry["input"]]["path"]
@@ -108,9 +117,8 @@ class Output:
         return self.bytes_done
 
     def finish(self) -> dict[str, Any]:
-        if self.next_index == len(self.splits):
-            self.manifest["complete"] = True
-            write_manifest(self.out_dir, self.manifest)
+        self.manifest["complete"] = self.next_index == len(self.splits)
+        self._write()
         return self.manifest
 
 
