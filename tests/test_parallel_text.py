@@ -79,7 +79,7 @@ def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
             [ref.encode(text, add_special_tokens=False).ids]
 
 
-def test_no_common_start_falls_back_to_one_process(monkeypatch):
+def test_a_seam_without_a_common_start_is_scanned_again_as_one_part(monkeypatch):
     ref, tok = small_regions(monkeypatch, "gpt2")
     text = "x" * 30_000  # one piece: no region boundary has a piece start
     assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \

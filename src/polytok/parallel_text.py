@@ -27,9 +27,10 @@ or on past its own right seam as just said).
 A scan is a function of the text and of its start position only, so once both
 scans have a piece starting at the same position ``c`` they go on identically:
 the left part's pieces are kept before ``c`` and the right part's from ``c``.
-If no common start exists near the seam (one piece longer than the overlap, say)
-or a scan meets an empty match, that segment is encoded in this process: same
-ids, slower.
+If no common start exists near a seam (a piece longer than the overlap, say),
+this process scans the two parts around it again as one; if a scan meets an
+empty match (onig's iteration rules would apply), it encodes the segment whole:
+same ids, slower.
 
 Measured: an earlier design cut every long text into 2 × workers + 1 regions,
 each scanned with ``finditer`` in a Python loop, with every worker's caches
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["count_long", "encode_long", "scanner_for", "MIN_CHARS", "OVERLAP"]
 
-OVERLAP = 4096  # characters a share scans past its seams
+OVERLAP = 1024  # characters a part scans past its seams
 MIN_CHARS = 200_000  # fewer characters in all are not worth a pool
 ZONE = 0.25  # of the work, around each boundary between shares, is taken by whichever neighbour is free
 CHUNKS = 10  # pieces of work in a zone
@@ -205,26 +206,46 @@ def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool) -> Any:
     return array("q", out) if want_ids else len(out)
 
 
-def _join(regions: list[_Region | None], want_ids: bool) -> Any:
-    """A cut segment's ids (or their number) from its shares, each kept between its seams'
-    common piece starts; None when a share was unsafe or a seam has no common start."""
-    if None in regions:
-        return None
+def _join(regions: list[_Region], want_ids: bool) -> tuple[bool, Any]:
+    """A cut segment's ids (or their number) from its parts, each kept between its seams'
+    common piece starts: ``(True, result)``, or ``(False, j)`` when the seam after part ``j``
+    has no common start."""
     ids: list[int] = []
     count = begin = 0
-    for region, following in zip(regions, [*regions[1:], None]):
-        assert region is not None
+    for j, (region, following) in enumerate(zip(regions, [*regions[1:], None])):
         end, start_next = region.total, 0
         if following is not None:
             common = next(((start, n) for start, n in region.right if start in following.left), None)
             if common is None:
-                return None
+                return False, j
             end, start_next = common[1], following.left[common[0]]
         if want_ids:
             ids.extend(region.ids[begin:end])
         count += end - begin
         begin = start_next
-    return ids if want_ids else count
+    return True, ids if want_ids else count
+
+
+def _segment_result(tok: "Tokenizer", scanner: Scanner, seg: _Segment, parts: list[tuple[int, int, Any]],
+                    want_ids: bool) -> Any:
+    """A segment's ids (or their number) from its ``(lo, hi, result)`` parts in order. Where a
+    seam has no common start (a piece longer than the overlap), this process scans the two
+    parts around it again as one; where a scan was unsafe, it encodes the segment whole."""
+    if len(parts) == 1:
+        return parts[0][2]
+    if any(value is None for _, _, value in parts):
+        return _whole(tok, seg, want_ids)
+    view = None
+    while True:
+        ok, value = _join([value for _, _, value in parts], want_ids)
+        if ok:
+            return value
+        view = scanner.view(seg.text) if view is None else view
+        (lo, _, _), (_, hi, _) = parts[value], parts[value + 1]
+        merged = _region(tok, scanner, seg, view, lo, hi, want_ids)
+        if merged is None:
+            return _whole(tok, seg, want_ids)
+        parts[value:value + 2] = [(lo, hi, merged)]
 
 
 def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special: Any, workers: int,
@@ -281,19 +302,17 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                 do(chunk)
         return out
 
-    found: dict[int, list[tuple[int, Any]]] = {}
+    found: dict[int, list[tuple[int, int, Any]]] = {}
     for k, (ok, result) in enumerate(run_shared(work, range(workers))):
         if not ok:  # the caller encodes in one process, where the error is raised with its own type
             return None
         for (index, lo, hi), value in result:
-            found.setdefault(index, []).append((lo, value))
+            found.setdefault(index, []).append((lo, hi, value))
             if on_done is not None and k:
                 on_done(hi - lo)
     per_segment: list[Any] = []
     for index, seg in enumerate(segments):
-        values = [value for _, value in sorted(found[index], key=lambda part: part[0])]
-        value = values[0] if len(values) == 1 else _join(values, want_ids)
-        per_segment.append(_whole(tok, seg, want_ids) if value is None else value)
+        per_segment.append(_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids))
     out: list[Any] = []
     for plan in plans:
         if want_ids:

@@ -29,6 +29,7 @@ So a scan that must stop uses ``finditer`` and one that runs to the end uses
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from itertools import accumulate, islice
 from operator import eq, methodcaller
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["Scanner", "scanner_for"]
 
 _SLICE = 4096  # match objects taken from finditer at a time
-_START, _END, _GROUP = methodcaller("start"), methodcaller("end"), methodcaller("group")
+_START, _END = methodcaller("start"), methodcaller("end")
 
 
 class Scanner:
@@ -71,9 +72,33 @@ class Scanner:
     def until(self, text: str, view: str, pos: int, stop: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos`, up to the first that starts at `stop` or later."""
         matches: Iterator[Any] = self.native.finditer(view, pos)
+        groups: list[str] = []
+        first = last_end = -1
+        while True:
+            chunk = list(islice(matches, _SLICE))
+            if not chunk:
+                break
+            if first < 0:
+                first = chunk[0].start()
+            groups += map(type(chunk[0]).group, chunk)  # one call per match: starts come from the lengths
+            last_end = chunk[-1].end()
+            if chunk[-1].start() >= stop:
+                break
+        if first < 0 or "" in groups or sum(map(len, groups)) != last_end - first:
+            return self._until_spans(text, view, pos, stop)  # gaps between matches, or none at all
+        starts = list(accumulate(map(len, groups), initial=first))
+        cut = bisect_left(starts, stop, 0, len(groups))
+        follows = starts[cut] if cut < len(groups) else len(view)
+        del starts[cut:], groups[cut:]
+        if self.gaps and (first != pos or (cut == len(starts) and last_end < min(stop, follows))):
+            return self._until_spans(text, view, pos, stop)
+        return starts, groups if view is text else [text[s:s + len(g)] for s, g in zip(starts, groups)]
+
+    def _until_spans(self, text: str, view: str, pos: int, stop: int) -> tuple[list[int], list[str]] | None:
+        """`until` from each match's span, for scans whose matches leave gaps."""
+        matches: Iterator[Any] = self.native.finditer(view, pos)
         starts: list[int] = []
         ends: list[int] = []
-        groups: list[str] = []
         follows = len(view)  # where the first match not taken starts
         while True:
             chunk = list(islice(matches, _SLICE))
@@ -81,20 +106,16 @@ class Scanner:
                 break
             starts += map(_START, chunk)
             ends += map(_END, chunk)
-            if view is text:
-                groups += map(_GROUP, chunk)
             if starts[-1] >= stop:
                 break
-        cut = next((k for k in range(max(0, len(starts) - _SLICE), len(starts)) if starts[k] >= stop), len(starts))
+        cut = bisect_left(starts, stop)
         if cut < len(starts):
             follows = starts[cut]
-            del starts[cut:], ends[cut:], groups[cut:]
+            del starts[cut:], ends[cut:]
         if any(map(eq, starts, ends)):
             return None
-        if self.gaps and (starts[:1] != [pos] or starts[1:] != ends[:-1] or (ends and ends[-1] < follows)):
+        if self.gaps:
             starts, ends = _with_gaps(starts, ends, pos, stop, follows)
-        elif view is text:
-            return starts, groups
         return starts, [text[s:e] for s, e in zip(starts, ends)]
 
     def words(self, piece: str) -> list[str]:
