@@ -74,9 +74,10 @@ def run_ray(tok: "Tokenizer", splits: list[Split], settings: Settings, workers: 
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
         rows = [asdict(s) for s in splits]
-        data = ray.data.from_items(rows, override_num_blocks=max(1, min(len(rows), 4 * workers)))
-        encoded = data.map_batches(_EncodeSplits, batch_size=1, concurrency=max(1, min(workers, len(rows))),
-                                   num_cpus=1, fn_constructor_kwargs={"tok": tok, "settings": settings.as_dict()})
+        data = ray.data.from_items(rows, override_num_blocks=len(rows))  # a block per split: results stream
+        pool = ray.data.ActorPoolStrategy(size=max(1, min(workers, len(rows))))
+        encoded = data.map_batches(_EncodeSplits, batch_size=1, compute=pool, num_cpus=1,
+                                   fn_constructor_kwargs={"tok": tok, "settings": settings.as_dict()})
         for row in encoded.iter_rows():
             yield pickle.loads(row["result"])
     finally:
