@@ -56,7 +56,7 @@ __all__ = ["count_long", "encode_long", "scanner_for", "MIN_CHARS", "OVERLAP"]
 OVERLAP = 1024  # characters a part scans past its seams
 MIN_CHARS = 200_000  # fewer characters in all are not worth a pool
 ZONE = 0.25  # of the work, around each boundary between shares, is taken by whichever neighbour is free
-CHUNKS = 10  # pieces of work in a zone
+CHUNKS = 16  # pieces of work in a zone
 
 
 class _Segment(NamedTuple):
