@@ -11,7 +11,9 @@ starts; the clock covers `tokenize` whole (reading, encoding, writing shards and
 manifest, starting the pool or the actors). MB/s counts the input's text bytes
 (UTF-8 of the documents), tokens/s the ids written; "1st shard" is the time until
 the first shard is listed (pool or actor start-up, cold caches) and "MB/s after"
-the input rate from then on (the JSONL bytes, so a little above the text rate). The machine may be shared,
+the input rate from then on (the JSONL bytes, so a little above the text rate);
+"cpu s" is the CPU time of the run's process and its pool workers (not Ray's
+actors): on a busy machine it shows whether two workers do more work than one. The machine may be shared,
 so each engine runs `--repeat` times and the best run is reported; the outputs
 are checked to be byte-identical across engines. Results go to
 bench/results/corpus-<date>.json.
@@ -23,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,6 +50,12 @@ def make_corpus(path: Path) -> int:
     return total
 
 
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and its finished children (the pool's workers; not Ray's)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def one(engine: str, workers: int, model: str, corpus_path: str, shard_mb: float) -> dict:
     """One measurement, in this (fresh) process."""
     sys.path.insert(0, str(ROOT / "src"))
@@ -65,15 +74,15 @@ def one(engine: str, workers: int, model: str, corpus_path: str, shard_mb: float
         listed.append((time.perf_counter(), done))
 
     with tempfile.TemporaryDirectory() as out:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), _cpu_seconds()
         manifest = corpus.tokenize(tok, [corpus_path], out, shard_bytes=int(shard_mb * 1e6), engine=engine,
                                    workers=workers, model_name=model, progress=progress)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu_start
         digest = hashlib.sha256()
         for name in sorted(os.listdir(out)):
             digest.update(name.encode() + Path(out, name).read_bytes())
     (first_t, first_bytes), (_, all_bytes) = listed[0], listed[-1]
-    return {"seconds": seconds, "first_shard_s": first_t - start,
+    return {"seconds": seconds, "cpu_seconds": cpu, "first_shard_s": first_t - start,
             "after_first_mb_s": (all_bytes - first_bytes) / max(start + seconds - first_t, 1e-9) / 1e6,
             "tokens": manifest["tokens"], "documents": manifest["documents"],
             "shards": len(manifest["shards"]), "digest": digest.hexdigest()}
@@ -113,13 +122,14 @@ def report(rows: dict, text_bytes: int, args: argparse.Namespace) -> int:
     digests = {r["digest"] for runs in rows.values() for r in runs}
     print(f"corpus: {text_bytes / 1e6:.2f} MB of text, model {args.model}, shards of {args.shard_mb} MB, "
           f"best of {args.repeat} (all runs: {'identical output' if len(digests) == 1 else 'OUTPUTS DIFFER'})")
-    print(f"{'engine':<10} {'MB/s':>7} {'tokens/s':>10} {'seconds':>8} {'1st shard':>9} {'MB/s after':>10}  runs (s)")
+    print(f"{'engine':<10} {'MB/s':>7} {'tokens/s':>10} {'seconds':>8} {'cpu s':>6} {'1st shard':>9} "
+          f"{'MB/s after':>10}  runs (s)")
     best = {}
     for name, runs in rows.items():
         fastest = min(runs, key=lambda r: r["seconds"])
         best[name] = text_bytes / fastest["seconds"] / 1e6
         print(f"{name:<10} {best[name]:>7.2f} {fastest['tokens'] / fastest['seconds']:>10,.0f} "
-              f"{fastest['seconds']:>8.2f} {fastest['first_shard_s']:>9.2f} {fastest['after_first_mb_s']:>10.2f}  {' '.join(format(r['seconds'], '.2f') for r in runs)}")
+              f"{fastest['seconds']:>8.2f} {fastest['cpu_seconds']:>6.2f} {fastest['first_shard_s']:>9.2f} {fastest['after_first_mb_s']:>10.2f}  {' '.join(format(r['seconds'], '.2f') for r in runs)}")
     if "local x1" in best and "local x2" in best:
         print(f"2 processes / (2 x 1 process): {best['local x2'] / (2 * best['local x1']):.3f}")
     results = ROOT / "bench" / "results"
