@@ -55,6 +55,11 @@ def _tokenize_corpus(args: argparse.Namespace) -> int:
     if args.shard_mb <= 0:
         raise PolytokError(f"--shard-mb must be positive, not {args.shard_mb}")
     tok = _load(args.model, args.option)
+    if args.engine == "ray":  # Ray Data logs each dataset's plan and end at INFO: keep stderr for errors
+        import logging
+
+        for name in ("ray", "ray.data"):
+            logging.getLogger(name).setLevel(logging.WARNING)
     progress = _Progress()
     try:
         manifest = corpus.tokenize(

@@ -253,3 +253,25 @@ def test_cli_round_trip_and_bad_options(jsonl: Any, tmp_path: Path) -> None:
     with pytest.raises(PolytokError, match="unknown engine"):
         corpus.tokenize("gpt2", [str(small)], str(tmp_path / "y"), engine="spark")
     assert polytok.load("gpt2").token_to_id("<|endoftext|>") == 50256
+
+
+def test_progress_line_on_a_terminal(jsonl: Any, tmp_path: Path) -> None:
+    """The CLI's progress line (documents, tokens, MB/s) is drawn only when stderr is a terminal."""
+    import io
+
+    from polytok.cli_corpus import _Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    path, _ = jsonl
+    screen, pipe = Terminal(), io.StringIO()
+    for stream in (screen, pipe):
+        progress = _Progress(stream)
+        m = corpus.tokenize("gpt2", [str(path)], str(tmp_path / str(id(stream))), shard_bytes=100_000,
+                            progress=progress.update if progress.enabled else None)
+        progress.close()
+    last = screen.getvalue().strip().split("\r")[-1]
+    assert last.startswith(f"{m['documents']:,} documents  {m['tokens']:,} tokens  ") and last.endswith("MB/s")
+    assert pipe.getvalue() == ""
