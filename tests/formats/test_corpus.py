@@ -176,6 +176,12 @@ def test_parquet_bad_columns(tmp_path: Path) -> None:
         corpus.tokenize("gpt2", [str(src)], str(tmp_path / "o"))
     with pytest.raises(FormatError, match=r"key body: no column 'body' \(columns: text, other\)"):
         corpus.tokenize("gpt2", [str(src)], str(tmp_path / "o"), column="body")
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(src.read_bytes()[:-20])
+    with pytest.raises(FormatError, match=r"broken\.parquet: not a Parquet file"):
+        corpus.tokenize("gpt2", [str(broken)], str(tmp_path / "o"))
+    with pytest.raises(FormatError, match=r"missing\.jsonl: No such file"):
+        corpus.tokenize("gpt2", [str(tmp_path / "missing.jsonl")], str(tmp_path / "o"))
 
 
 def test_resume_keeps_whole_prefix_and_redoes_the_rest(jsonl: Any, tmp_path: Path) -> None:

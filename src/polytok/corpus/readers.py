@@ -151,7 +151,10 @@ def check_parquet_column(path: str, column: str) -> None:
     """A FormatError naming the file and column unless `column` exists and holds strings."""
     import pyarrow as pa
 
-    schema = _pyarrow_parquet().read_schema(path)
+    try:
+        schema = _pyarrow_parquet().read_schema(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise FormatError(f"not a Parquet file ({exc})", file=path) from None
     if column not in schema.names:
         raise FormatError(f"no column {column!r} (columns: {', '.join(schema.names)})", file=path, key=column)
     kind = schema.field(column).type
