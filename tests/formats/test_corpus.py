@@ -236,10 +236,16 @@ def test_verify_finds_damage(jsonl: Any, tmp_path: Path, damage: str) -> None:
     else:
         m["tokens" if damage == "count" else "complete"] = m["tokens"] + 1 if damage == "count" else False
         (out / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
+    if damage != "sha":
+        with pytest.raises(FormatError) as caught:
+            corpus.verify(str(out))
+        assert str(caught.value).startswith(str(out)) and caught.value.file
+        return
     done = subprocess.run([sys.executable, "-m", "polytok", "verify-corpus", str(out)], capture_output=True,
                           text=True, env={"PYTHONPATH": SRC, "PATH": ""})
-    assert done.returncode == 1 and done.stderr.startswith(f"polytok: error: {out}"), done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == f"polytok: error: {out}/shard-000001.bin: key shards[1].files: sha256 differs from " \
+                          "the manifest's\n"
 
 
 def test_cli_round_trip_and_bad_options(jsonl: Any, tmp_path: Path) -> None:
