@@ -10,7 +10,10 @@ cache cleared itself over and over and a second pass was no faster than the firs
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
+from itertools import compress, repeat
+from operator import is_
 
 CACHE_SIZE = 1 << 18
 CACHED_WORD_CHARS = 256
@@ -32,3 +35,23 @@ class WordCache(dict[str, list[int]]):
             ids = [token for token, _, _ in spans(word)]
             self.remember(word, ids)
         return ids[:]
+
+    def each(self, words: list[str], ids_of: Callable[[str], list[int]]) -> list[list[int]]:
+        """The ids of each word (lists the caller must not change: they may be the cache's).
+
+        Cached words are looked up in one pass in C; each new word runs `ids_of` once,
+        however often it occurs, with the cyclic garbage collector off: the models' word
+        loops make no cycles, only many short-lived tuples and lists, and collections
+        during them were 8-12 % of a cold encode (245 over the three bench texts with
+        GPT-2, 3 with it off)."""
+        found = list(map(self.get, words))
+        if None in found:
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                new = {word: ids_of(word) for word in set(compress(words, map(is_, found, repeat(None))))}
+            finally:
+                if collecting:
+                    gc.enable()
+            found = list(map(new.get, words, found))
+        return found  # type: ignore[return-value]  # no None is left

@@ -73,8 +73,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from itertools import accumulate, chain, compress, repeat
-from operator import is_
+from itertools import accumulate, chain, repeat
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
@@ -227,17 +226,7 @@ class BPE(VocabLookup):
         """The ids of each word (lists the caller must not change: they may be the cache's)."""
         if self._dropout:
             return [self.tokenize(word) for word in words]
-        found = list(map(self._cache.get, words))
-        if None in found:  # each new word once, then its ids wherever it occurs (all loops in C)
-            collecting = gc.isenabled()
-            gc.disable()  # the merge loops make no cycles, only many short-lived tuples (see the notes)
-            try:
-                new = {word: self.tokenize(word) for word in set(compress(words, map(is_, found, repeat(None))))}
-            finally:
-                if collecting:
-                    gc.enable()
-            found = list(map(new.get, words, found))
-        return found  # type: ignore[return-value]  # no None is left
+        return self._cache.each(words, self.tokenize)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         if not piece:

@@ -19,6 +19,7 @@ lookup (they cannot match), and words are cached.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from .._config import join, required
@@ -59,6 +60,14 @@ class WordPiece(VocabLookup):
 
     def tokenize(self, piece: str) -> list[int]:
         return self._cache.ids(piece, self.tokenize_spans)
+
+    def tokenize_each(self, pieces: list[str]) -> list[list[int]]:
+        """`tokenize` of each piece, the cached ones looked up in bulk (lists not to be changed)."""
+        return self._cache.each(pieces, self.tokenize)
+
+    def tokenize_all(self, pieces: list[str]) -> list[int]:
+        """`tokenize` of each piece, concatenated."""
+        return list(chain.from_iterable(self._cache.each(pieces, self.tokenize)))
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         size = len(piece)
