@@ -18,10 +18,18 @@ The order of the stages and how they meet follows HF tokenizers 0.23.3
 word ids are split indices). `encode` is the fast path: plain strings and id
 lists, no offsets. `encode_full` keeps a `NormalizedString` per piece to
 report HF's `Encoding`.
+
+Both run with Python's cyclic garbage collector paused: the stages build no
+reference cycles, only many short-lived tuples and lists, and the collections
+they set off were pure cost (a cold encode of bench_en: 8 % of Mistral v1's
+``.model``, 15 % of botchan's Unigram; 245 collections over the three bench
+texts with GPT-2). The collector is switched back on when the call returns, if it
+was on when the call started.
 """
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .decoders import Decoder
@@ -181,12 +189,18 @@ class Tokenizer:
         Raises:
             EncodeError: where the reference engine raises too (e.g. a missing unk token).
         """
-        parse = _policy(self.default_special if special is None else special)
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
-        ids_a = self._sequence_ids(text, parse)
-        ids_b = self._sequence_ids(pair, parse) if pair is not None else None
-        return self._finish_ids(ids_a, ids_b, add_special)
+        parse = _policy(self.default_special if special is None else special)
+        collecting = gc.isenabled()
+        gc.disable()  # see the module notes
+        try:
+            ids_a = self._sequence_ids(text, parse)
+            ids_b = self._sequence_ids(pair, parse) if pair is not None else None
+            return self._finish_ids(ids_a, ids_b, add_special)
+        finally:
+            if collecting:
+                gc.enable()
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
                      special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
@@ -325,8 +339,14 @@ class Tokenizer:
         parse = _policy(self.default_special if special is None else special)
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
-        enc_a = self._sequence_encoding(text, parse, 0)
-        enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+        collecting = gc.isenabled()
+        gc.disable()  # see the module notes
+        try:
+            enc_a = self._sequence_encoding(text, parse, 0)
+            enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+        finally:
+            if collecting:
+                gc.enable()
         if trunc is not None:
             la, lb = trunc.lengths(len(enc_a), None if enc_b is None else len(enc_b),
                                    self._reserved(enc_b is not None, add_special))
