@@ -293,6 +293,14 @@ def test_405_method(client: Client, method: str, path: str, allow: str) -> None:
     raw = b"{}" if method in ("POST", "PUT") else None
     got, obj, headers = client.request(method, path, raw=raw)
     assert got == 405 and headers["Allow"] == allow and obj["status"] == 405
+    assert headers["Connection"] == "close"  # the unread body cannot be taken for a next request
+
+
+def test_keep_alive_after_a_refused_body(client: Client) -> None:
+    """A second request on the connection after a 405 with a body is not fed the first one's body."""
+    status, body = client.raw(b"POST /api/models HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 25\r\n\r\n"
+                              b"GET /nope HTTP/1.1\r\n\r\n")
+    assert status == 405 and b"/api/models" in body
 
 
 def test_411_and_broken_request_line_are_json(client: Client) -> None:

@@ -113,8 +113,8 @@ class Handler(BaseHTTPRequestHandler):
             fn()
         except ApiError as exc:
             extra = {"Allow": _allowed(self._path())} if exc.status == 405 else None
-            self._send_json(exc.status, {"error": exc.message, "status": exc.status},
-                            close=exc.status in (411, 413), extra=extra)
+            # closed after: a refused request's body may be unread, and must not pass for the next request
+            self._send_json(exc.status, {"error": exc.message, "status": exc.status}, close=True, extra=extra)
         except ConnectionError:  # the page gave up on this request (a newer keystroke aborted it)
             self.close_connection = True
         except Exception:  # noqa: BLE001 - a bug: logged here, a plain 500 for the page
