@@ -68,3 +68,26 @@ def test_a_text_that_is_not_text_is_a_type_error_as_in_tokenizers(bad):
         tok.encode(bad)
     with pytest.raises(TypeError, match="expected a str or a list of str"):
         tok.encode_full(bad)
+
+
+@pytest.mark.parametrize("name", ["llama3", "bert-base-uncased"])
+def test_the_workers_words_come_back_into_this_process_cache(name):
+    """After a pooled batch, this process's caches hold the words the workers met, with the
+    reference's ids: a second pass of every text in this process (reading those entries)
+    still equals the reference."""
+    path = fixture_path(name, HF_JSON_FIXTURES[name])
+    texts = [line for line in bench_slice("bench_en", 60_000).split("\n") if line] * 2
+    texts += [line for line in bench_slice("bench_multi", 60_000).split("\n") if line]
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
+    tok = polytok.load(path)
+    tok.truncation = None
+    caches = parallel._caches(tok)
+    assert caches and all(len(cache) == 0 for cache in caches)
+    assert tok.encode_batch(texts, add_special=False, workers=2) == expected
+    head = max(1, len(parallel._spans([len(t) for t in texts], parallel.WARM_SHARE * 2 * 4)) // (parallel.WARM_SHARE * 2))
+    assert head < parallel.WARM_SHARE * 2 * 4  # the parent encoded only the first spans itself
+    filled = len(caches[0])
+    assert [tok.encode(t, add_special=False) for t in texts] == expected
+    assert len(caches[0]) - filled < filled // 10  # the second pass found nearly every word cached

@@ -21,6 +21,7 @@ import gc
 import multiprocessing
 import os
 import threading
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
@@ -128,23 +129,59 @@ def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool,
 
     Callers check `can_fork`. An error in a worker is raised again by encoding
     that worker's texts in this process, so it surfaces with its own type and message.
+    The words the workers add to their caches come back with their ids and go into
+    this process's caches (see `_caches`), so the next batch starts warm.
     """
     sizes = [len(t) if isinstance(t, str) else sum(map(len, t)) for t in texts]
     spans = _spans(sizes, WARM_SHARE * workers * 4)
+    caches = _caches(tok)
+    sent = [len(cache) for cache in caches]  # each worker's copy: what it has already sent back
 
-    def encode_span(span: tuple[int, int]) -> list[list[int]]:
-        return [tok.encode(t, add_special=add_special, special=special) for t in texts[span[0]:span[1]]]
+    def encode_span(span: tuple[int, int]) -> tuple[list[list[int]], list[list[Any]]]:
+        ids = [tok.encode(t, add_special=add_special, special=special) for t in texts[span[0]:span[1]]]
+        return ids, _news(caches, sent)
 
     # this process encodes the first share itself before forking: the workers inherit
     # the word caches it filled instead of each filling its own from nothing
     head = max(1, len(spans) // (WARM_SHARE * workers))
     out: list[list[int]] = []
     for span in spans[:head]:
-        out.extend(encode_span(span))
+        out.extend(encode_span(span)[0])
     spans = spans[head:]
+    sent[:] = [len(cache) for cache in caches]
     for index, ok, result in map_in_pool(encode_span, spans, workers):
         if not ok:
             encode_span(spans[index])
             raise RuntimeError(f"a worker failed where this process did not: {result}")
-        out.extend(result)
+        out.extend(result[0])
+        _absorb(caches, result[1])
     return out
+
+
+def _caches(tok: "Tokenizer") -> list[dict[str, Any]]:
+    """The word caches of `tok`'s model and pre-tokenizers that a worker's words can fill:
+    dicts with a ``limit`` (`models._cache.WordCache`, ByteLevel's byte-form cache)."""
+    stages = [tok.model, *getattr(tok.pre_tokenizer, "pretokenizers", [tok.pre_tokenizer])]
+    found: list[dict[str, Any]] = []
+    for stage in stages:
+        for cache in (getattr(stage, "_cache", None), getattr(getattr(stage, "_mapped", None), "__self__", None)):
+            if isinstance(cache, dict) and hasattr(cache, "limit") and all(cache is not c for c in found):
+                found.append(cache)
+    return found
+
+
+def _news(caches: list[dict[str, Any]], sent: list[int]) -> list[list[Any]]:
+    """Each cache's entries added since the last call (all of it if it was cleared meanwhile)."""
+    news = []
+    for index, cache in enumerate(caches):
+        start = sent[index] if len(cache) >= sent[index] else 0
+        news.append(list(islice(cache.items(), start, None)))
+        sent[index] = len(cache)
+    return news
+
+
+def _absorb(caches: list[dict[str, Any]], news: list[list[Any]]) -> None:
+    """A worker's new cache entries into this process's caches, where they fit."""
+    for cache, entries in zip(caches, news):
+        if len(cache) + len(entries) <= cache.limit:  # type: ignore[attr-defined]
+            cache.update(entries)

@@ -22,6 +22,8 @@ CACHED_WORD_CHARS = 256
 class WordCache(dict[str, list[int]]):
     """A dict of word → ids; `remember` stores short words and clears itself when full."""
 
+    limit = CACHE_SIZE  # what `polytok.parallel` may fill it up to with a worker's words
+
     def remember(self, word: str, ids: list[int]) -> None:
         if len(word) < CACHED_WORD_CHARS:
             if len(self) >= CACHE_SIZE:

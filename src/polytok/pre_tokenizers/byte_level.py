@@ -60,6 +60,8 @@ def to_byte_level(piece: str) -> str:
 class _ByteLevelCache(dict[str, str]):
     """word -> its byte-level form, computed on a miss; emptied when it reaches `_CACHE_LIMIT`."""
 
+    limit = _CACHE_LIMIT  # what `polytok.parallel` may fill it up to with a worker's words
+
     def __missing__(self, word: str) -> str:
         if len(self) >= _CACHE_LIMIT:
             self.clear()
