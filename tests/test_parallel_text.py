@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polytok
@@ -157,3 +158,29 @@ def test_layout_gives_each_character_to_one_share_or_chunk(lengths, workers):
         assert spans[0][0] == 0 and spans[-1][1] == lengths[seg]
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
         assert all(hi - lo >= 64 for lo, hi in spans if (lo, hi) != (0, lengths[seg]))
+
+
+@given(seed=st.integers(0, 10**6), workers=st.integers(2, 5), overlap=st.sampled_from([8, 16, 64, 200]),
+       zone=st.sampled_from([0.05, 0.25, 0.6]), chunks=st.integers(1, 24))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_layout_gives_the_reference_ids(seed, workers, overlap, zone, chunks, monkeypatch):
+    """Whatever the overlap, zone and chunk sizes, and however many workers share the text,
+    the joined ids are HF's (llama3: its digit triples and contractions make seams delicate)."""
+    ref, tok = _llama3_pair()
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", overlap)
+    monkeypatch.setattr(parallel_text, "ZONE", zone)
+    monkeypatch.setattr(parallel_text, "CHUNKS", chunks)
+    texts = [long_text(seed, 6_000), long_text(seed + 1, 2_500)]
+    expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
+    assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
+
+
+@functools.lru_cache(maxsize=1)
+def _llama3_pair():
+    path = fixture_path("llama3", HF_JSON_FIXTURES["llama3"])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    tok = polytok.load(path)
+    tok.truncation = None
+    return ref, tok
