@@ -35,7 +35,7 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
                    help="bad records: skip them, listed in the manifest (default), or stop at the first")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--engine", choices=["local", "ray"], default="local")
-    p.add_argument("--workers", type=int, default=None, help="processes or Ray actors (default: every core)")
+    p.add_argument("--workers", type=int, default=None, help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
     p.add_argument("--ray-address", default=None,
                    help="the Ray cluster to join (default: $RAY_ADDRESS, else a local instance)")
     modes(p)

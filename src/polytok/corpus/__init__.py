@@ -53,7 +53,8 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
         on_error: ``skip`` bad records (listing them in the manifest) or ``fail`` on the first.
         resume: continue the run that wrote `out`, keeping its complete shards.
         engine: ``local`` (a process pool) or ``ray`` (Ray Data actors).
-        workers: processes or actors; None is every core of this machine.
+        workers: processes or actors; None is every core of this machine (local), or
+            of the Ray cluster (ray).
         ray_address: the Ray cluster to join (else ``RAY_ADDRESS``, else a local instance).
         progress: called with (documents, tokens, input bytes) as shards are listed.
         model_name: how the manifest names the tokenizer when `model` is a Tokenizer.
@@ -65,7 +66,7 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
         FormatError: an unreadable input or manifest, a bad record with ``on_error="fail"``,
             or `out` already holding a corpus without `resume`.
     """
-    from .. import load, parallel
+    from .. import load
     from ..tokenizer import Tokenizer
 
     tok = model if isinstance(model, Tokenizer) else load(model, **load_options)
@@ -76,19 +77,21 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
     records, splits = plan(list(inputs), settings)
     output = Output(out, header(tokenizer_identity(name, tok), settings, records), splits, resume)
     todo = splits[output.next_index:]
-    workers = workers or parallel.available_workers()
+    if workers is not None and workers < 1:
+        raise PolytokError(f"workers must be at least 1, not {workers}")
     if todo:
         for result in _engine(engine, tok, todo, settings, workers, ray_address):
             output.add(result, progress)
     return output.finish()
 
 
-def _engine(engine: str, tok: "Tokenizer", splits: list[Any], settings: Settings, workers: int,
+def _engine(engine: str, tok: "Tokenizer", splits: list[Any], settings: Settings, workers: int | None,
             ray_address: str | None) -> Iterator[Any]:
     if engine == "local":
+        from .. import parallel
         from .local import run_local
 
-        return run_local(tok, splits, settings, workers)
+        return run_local(tok, splits, settings, workers or parallel.available_workers())
     if engine == "ray":
         from .ray_engine import run_ray
 

@@ -20,6 +20,7 @@ process is used as it is.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -61,18 +62,31 @@ def _ray() -> Any:
     return ray
 
 
-def run_ray(tok: "Tokenizer", splits: list[Split], settings: Settings, workers: int,
+def _start(ray: Any, address: str | None) -> None:
+    """Join the cluster at `address` (or ``RAY_ADDRESS``), else start a local instance."""
+    target = address or os.environ.get("RAY_ADDRESS")
+    try:
+        if target:
+            ray.init(address=address)
+        else:
+            ray.init(include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise PolytokError(f"could not start or join Ray{' at ' + target if target else ''}: {exc}") from None
+
+
+def run_ray(tok: "Tokenizer", splits: list[Split], settings: Settings, workers: int | None,
             address: str | None = None) -> Iterator[ShardResult]:
-    """The shards of `splits` (in any order), encoded by `workers` Ray actors."""
+    """The shards of `splits` (in any order), encoded by `workers` Ray actors (None: one per CPU of the cluster)."""
     import pickle
 
     ray = _ray()
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        _start(ray, address)
     try:
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
+        workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         rows = [asdict(s) for s in splits]
         data = ray.data.from_items(rows, override_num_blocks=len(rows))  # a block per split: results stream
         pool = ray.data.ActorPoolStrategy(size=max(1, min(workers, len(rows))))
