@@ -133,6 +133,15 @@ def test_tokens_view_two_tokenizers(page: Any) -> None:
         assert drawn.replace("\u21b5", "").replace("\u2192", "") == TEXT  # the text, each character once
 
 
+def test_more_tokenizers_each_get_a_pane(page: Any) -> None:
+    page.fill("#text", TEXT)
+    _act(page, lambda: page.select_option("#model-more", ["gpt2", LLAMA3]))
+    panes = page.locator("#token-panes .pane").evaluate_all("els => els.map(e => e.dataset.side)")
+    assert panes == ["A", "C", "D"]
+    assert _ids_of(_pane(page, "C")) == _ids_of(_pane(page, "A"))
+    assert _ids_of(_pane(page, "D")) == f"[{', '.join(map(str, hf_ids(_llama3(), TEXT)))}]"
+
+
 def test_hover_names_the_token(page: Any) -> None:
     _act(page, lambda: page.fill("#text", "Hello world"))
     first = _pane(page, "A").locator(".tok").first

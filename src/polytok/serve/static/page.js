@@ -42,6 +42,7 @@ function setStatus(message) { $("#status").textContent = message; }
 
 function fillSelect(select, models, withNone) {
   const keep = select.value;
+  const kept = new Set([...select.selectedOptions].map((o) => o.value));
   select.innerHTML = "";
   if (withNone) { select.append(new Option("(none)", "")); }
   for (const m of models) {
@@ -49,7 +50,9 @@ function fillSelect(select, models, withNone) {
     opt.title = `${m.source} (${m.size} ids, ${m.origin})`;
     select.append(opt);
   }
-  if ([...select.options].some((o) => o.value === keep)) { select.value = keep; }
+  if (select.multiple) {
+    for (const o of select.options) { o.selected = kept.has(o.value); }
+  } else if ([...select.options].some((o) => o.value === keep)) { select.value = keep; }
 }
 
 async function loadModels() {
@@ -57,6 +60,7 @@ async function loadModels() {
   state.models = data.models;
   fillSelect($("#model-a"), data.models, false);
   fillSelect($("#model-b"), data.models, true);
+  fillSelect($("#model-more"), data.models, false);
   $("#roots").textContent = data.roots.length ? `roots: ${data.roots.join(", ")}` : "(no --root: only the models above)";
 }
 
@@ -159,7 +163,8 @@ async function onCopy(event) {
 // -- the three views --------------------------------------------------------------------
 
 async function showTokens(text, signal, seq) {
-  const sides = [["A", side("a")], ["B", side("b")]].filter(([, s]) => s);
+  const more = [...$("#model-more").selectedOptions].map((o, i) => [String.fromCharCode(67 + i), { model: o.value, special: null }]);
+  const sides = [["A", side("a")], ["B", side("b")], ...more].filter(([, s]) => s);
   const addSpecial = $("#add-special").checked;
   const views = await Promise.all(sides.map(([, s]) =>
     api("/api/encode", { ...s, text, add_special: addSpecial }, signal)));
@@ -361,7 +366,7 @@ function applyQuery() {
 
 async function start() {
   $("#text").addEventListener("input", schedule);
-  for (const id of ["#model-a", "#model-b", "#special-a", "#special-b", "#add-special", "#match-bytes"]) {
+  for (const id of ["#model-a", "#model-b", "#model-more", "#special-a", "#special-b", "#add-special", "#match-bytes"]) {
     $(id).addEventListener("change", update);
   }
   $("#tabs").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) { selectView(b.dataset.view); } });
