@@ -388,9 +388,11 @@ def test_formats_match_their_engine(cache_client: Client, name: str, filename: s
     assert status == 200, loaded
     status, obj = cache_client.post("/api/encode", {"model": loaded["model"]["name"], "text": _FORMAT_TEXT})
     assert status == 200, obj
+    status, explained = cache_client.post("/api/explain", {"model": loaded["model"]["name"], "text": _FORMAT_TEXT})
+    assert status == 200, explained
     ref = reference_side(engine, str(path), "ref", load(path))
     try:
-        assert obj["ids"] == ref.encode(_FORMAT_TEXT, True, None)
+        assert obj["ids"] == ref.encode(_FORMAT_TEXT, True, None) == explained["ids"]
         byte_pieces = [k for k, i in enumerate(obj["ids"]) if ref.piece(i).startswith("<0x")]
         # marked special: only the engine's special (control) ids; llama.cpp's newline id is not one
         assert {obj["ids"][k] for k, f in enumerate(obj["flags"]) if f & FLAG_SPECIAL} <= ref.special
