@@ -248,10 +248,33 @@ def _segment_result(tok: "Tokenizer", scanner: Scanner, seg: _Segment, parts: li
         parts[value:value + 2] = [(lo, hi, merged)]
 
 
+class _Claims:
+    """Which zone chunks are still free: per zone, the next chunk from the front and one
+    past the last from the back, in an array the forked workers share under its lock."""
+
+    def __init__(self, zones: list[list[list[Part]]]) -> None:
+        import multiprocessing
+
+        self.zones = zones
+        self.ends = multiprocessing.get_context("fork").Array("i", [n for zone in zones for n in (0, len(zone))])
+
+    def take(self, zone: int, front: bool) -> list[Part] | None:
+        """The next free chunk of `zone` from its front (or back), or None when none is left."""
+        ends = self.ends
+        with ends.get_lock():
+            first, stop = ends[2 * zone], ends[2 * zone + 1]
+            if first >= stop:
+                return None
+            if front:
+                ends[2 * zone] = first + 1
+                return self.zones[zone][first]
+            ends[2 * zone + 1] = stop - 1
+            return self.zones[zone][stop - 1]
+
+
 def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special: Any, workers: int,
                  on_done: Callable[[int], None] | None, want_ids: bool) -> list[Any] | None:
     """Per text: its ids before the post-processor (or their number), computed as the module notes say."""
-    import multiprocessing
     import os
 
     from .tokenizer import _policy
@@ -264,21 +287,9 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     plans = [_plan(tok, scanner, text, parse, segments) for text in texts]
     lengths = [len(seg.text) for seg in segments]
     layout = _layout([len(seg.text.encode("utf-8", "surrogatepass")) for seg in segments], lengths, workers)
-    # per zone: the next chunk from the front, and one past the last chunk not yet taken
-    ends = multiprocessing.get_context("fork").Array("i", [n for zone in layout.zones for n in (0, len(zone))])
+    claims = _Claims(layout.zones)
     here = os.getpid()
     views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
-
-    def take(zone: int, front: bool) -> list[Part] | None:
-        with ends.get_lock():
-            first, stop = ends[2 * zone], ends[2 * zone + 1]
-            if first >= stop:
-                return None
-            if front:
-                ends[2 * zone] = first + 1
-                return layout.zones[zone][first]
-            ends[2 * zone + 1] = stop - 1
-            return layout.zones[zone][stop - 1]
 
     def work(k: int) -> list[tuple[Part, Any]]:
         out: list[tuple[Part, Any]] = []
@@ -298,21 +309,34 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
 
         do(layout.own[k])
         for zone, front in ((k, True), (k - 1, False)):  # the zone after this share, then the one before
-            while 0 <= zone < len(layout.zones) and (chunk := take(zone, front)) is not None:
+            while 0 <= zone < len(layout.zones) and (chunk := claims.take(zone, front)) is not None:
                 do(chunk)
         return out
 
+    found = _gather(run_shared(work, range(workers)), on_done)
+    if found is None:  # the caller encodes in one process, where the error is raised with its own type
+        return None
+    per_segment = [_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids)
+                   for index, seg in enumerate(segments)]
+    return _assemble(plans, per_segment, want_ids)
+
+
+def _gather(results: list[tuple[bool, Any]],
+            on_done: Callable[[int], None] | None) -> dict[int, list[tuple[int, int, Any]]] | None:
+    """The workers' results as ``(lo, hi, result)`` parts per segment; None if one failed."""
     found: dict[int, list[tuple[int, int, Any]]] = {}
-    for k, (ok, result) in enumerate(run_shared(work, range(workers))):
-        if not ok:  # the caller encodes in one process, where the error is raised with its own type
+    for k, (ok, result) in enumerate(results):
+        if not ok:
             return None
         for (index, lo, hi), value in result:
             found.setdefault(index, []).append((lo, hi, value))
-            if on_done is not None and k:
+            if on_done is not None and k:  # this process reported its own parts as it did them
                 on_done(hi - lo)
-    per_segment: list[Any] = []
-    for index, seg in enumerate(segments):
-        per_segment.append(_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids))
+    return found
+
+
+def _assemble(plans: list[list[tuple[bool, int]]], per_segment: list[Any], want_ids: bool) -> list[Any]:
+    """Each text's ids (or their number) from its plan and its segments' results."""
     out: list[Any] = []
     for plan in plans:
         if want_ids:
