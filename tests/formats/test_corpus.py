@@ -104,7 +104,7 @@ def test_shard_boundaries_lose_and_double_nothing(jsonl: Any, tmp_path: Path, sh
     small.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:60]))
     whole = corpus.tokenize("gpt2", [str(small)], str(tmp_path / "whole"), shard_bytes=10**9)
     one = corpus.tokenize("gpt2", [str(small)], str(tmp_path / "one"), shard_bytes=shard_bytes, workers=1)
-    two = corpus.tokenize("gpt2", [str(small)], str(tmp_path / "two"), shard_bytes=shard_bytes, workers=2)
+    corpus.tokenize("gpt2", [str(small)], str(tmp_path / "two"), shard_bytes=shard_bytes, workers=2)
     assert read_bin_shards(tmp_path / "one") == read_bin_shards(tmp_path / "whole")
     assert one["errors"] == [dict(e, shard=one["errors"][i]["shard"]) for i, e in enumerate(whole["errors"])]
     assert (one["documents"], one["tokens"], one["input_lines"]) == (whole["documents"], whole["tokens"], 60)
