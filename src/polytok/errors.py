@@ -8,6 +8,8 @@ offset or line, both as attributes and in the message.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["PolytokError", "FormatError", "EncodeError", "DecodeError", "StateTokenError", "ChatTemplateError"]
 
 
@@ -57,11 +59,33 @@ class EncodeError(PolytokError, ValueError):
     """Text that the tokenizer cannot encode, where the reference engine raises too."""
 
 
-def not_utf8(exc: UnicodeEncodeError) -> EncodeError:
+class LoneSurrogateError(EncodeError):
     """A lone surrogate in the text: UTF-8 cannot hold it (tokenizers, llama.cpp and rwkv refuse it too)."""
+
+
+def not_utf8(exc: UnicodeEncodeError) -> EncodeError:
+    """The error for a lone surrogate met inside one piece of the text; `Tokenizer` calls
+    `lone_surrogate_in` to name its place in the whole input."""
     char = exc.object[exc.start] if isinstance(exc.object, str) else "?"
-    return EncodeError(f"the text holds a lone surrogate U+{ord(char):04X} at character {exc.start}, which UTF-8 "
-                       "cannot encode")
+    return LoneSurrogateError(f"the text holds a lone surrogate U+{ord(char):04X}, which UTF-8 cannot encode")
+
+
+def lone_surrogate_in(inputs: list[object]) -> EncodeError | None:
+    """The error naming the first lone surrogate of the inputs (strings or lists of words), or None."""
+    for which, value in enumerate(inputs):
+        words = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        offset = 0
+        for word in words:
+            found = _SURROGATE.search(word) if isinstance(word, str) else None
+            if found is not None:
+                where = f"character {offset + found.start()}" + (" of the pair" if which else "")
+                return LoneSurrogateError(f"the text holds a lone surrogate U+{ord(found.group()):04X} at {where}, "
+                                          "which UTF-8 cannot encode")
+            offset += len(word) if isinstance(word, str) else 0
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class DecodeError(PolytokError, ValueError):

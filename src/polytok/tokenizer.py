@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .decoders import Decoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
-from .errors import DecodeError, EncodeError, PolytokError
+from .errors import DecodeError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -198,6 +198,8 @@ class Tokenizer:
             ids_a = self._sequence_ids(text, parse)
             ids_b = self._sequence_ids(pair, parse) if pair is not None else None
             return self._finish_ids(ids_a, ids_b, add_special)
+        except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
+            raise lone_surrogate_in([text, pair]) or exc from None
         finally:
             if collecting:
                 gc.enable()
@@ -344,6 +346,8 @@ class Tokenizer:
         try:
             enc_a = self._sequence_encoding(text, parse, 0)
             enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+        except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
+            raise lone_surrogate_in([text, pair]) or exc from None
         finally:
             if collecting:
                 gc.enable()

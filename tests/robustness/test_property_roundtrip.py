@@ -199,3 +199,21 @@ def test_surrogates_never_crash(name):
             pass
 
     check()
+
+
+@pytest.mark.parametrize("path", ["gpt2", ("spm-mistral-v1", "tokenizer.model"), ("llama2", None)])
+def test_a_lone_surrogate_is_named_at_its_place_in_the_whole_input(path):
+    """The references cannot take a lone surrogate at all; polytok refuses it too, naming the
+    character where the first one sits in the input (not in the piece that met it)."""
+    if isinstance(path, tuple):
+        name, filename = path
+        from fixtures import HF_JSON_FIXTURES
+
+        path = fixture_path(name, filename or HF_JSON_FIXTURES[name])
+    tok = polytok.load(path)
+    for text in ["a\ud800b", "Hello there, world \udfff and \ud800", "\ud83d", "héllo   \ud800"]:
+        with pytest.raises(polytok.EncodeError, match=f"U\\+{ord(next(c for c in text if 0xD800 <= ord(c) < 0xE000)):04X}"
+                           f" at character {next(i for i, c in enumerate(text) if 0xD800 <= ord(c) < 0xE000)},"):
+            tok.encode(text)
+        with pytest.raises(polytok.EncodeError, match=" of the pair,"):
+            tok.encode("fine", pair=text)

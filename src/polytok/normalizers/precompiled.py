@@ -48,7 +48,7 @@ from typing import Any, Iterable, Literal
 import regex
 
 from .._config import as_object, join, required
-from ..errors import EncodeError, FormatError
+from ..errors import EncodeError, FormatError, not_utf8
 from ..normalized import NormalizedString
 from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_spaces, space_changes,
                                        whole_characters)
@@ -289,9 +289,8 @@ class Precompiled:
         assert self._longest is not None
         try:
             text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise EncodeError(f"sentencepiece takes UTF-8 text; character {exc.start} is a lone surrogate"
-                              f" ({text[exc.start]!r})") from None
+        except UnicodeEncodeError as exc:  # sentencepiece takes UTF-8 text
+            raise not_utf8(exc) from None
         space, prefix, suffix, remove_extra = self._spaces
         return sentencepiece_spaces(self._longest.fast_chunks(text), space, prefix, suffix, remove_extra)
 
