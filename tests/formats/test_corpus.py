@@ -287,3 +287,17 @@ def test_progress_line_on_a_terminal(jsonl: Any, tmp_path: Path) -> None:
     last = screen.getvalue().strip().split("\r")[-1]
     assert last.startswith(f"{m['documents']:,} documents  {m['tokens']:,} tokens  ") and last.endswith("MB/s")
     assert pipe.getvalue() == ""
+
+
+def test_shards_arriving_out_of_order(jsonl: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plumbing: an engine that hands shards back in any order (Ray does) gives the same bytes, and the
+    manifest lists them in input order."""
+    from polytok.corpus import local
+
+    path, _ = jsonl
+    corpus.tokenize("gpt2", [str(path)], str(tmp_path / "ordered"), shard_bytes=50_000, workers=1)
+    run_local = local.run_local
+    monkeypatch.setattr(local, "run_local", lambda *args: reversed(list(run_local(*args))))
+    m = corpus.tokenize("gpt2", [str(path)], str(tmp_path / "reversed"), shard_bytes=50_000, workers=1)
+    assert folder_digest(tmp_path / "reversed") == folder_digest(tmp_path / "ordered")
+    assert [s["name"] for s in m["shards"]] == sorted(s["name"] for s in m["shards"])
