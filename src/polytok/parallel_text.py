@@ -371,4 +371,7 @@ def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special
     found = _shared_work(tok, texts, add_special, special, workers, on_done, False)
     if found is None:
         return None
+    if tok.truncation is None and tok.padding is None:  # the post-processor adds as many ids to any text
+        added = len(tok._finish_ids([0], None, add_special)) - 1
+        return [n + added for n in found]
     return [len(tok._finish_ids([0] * n, None, add_special)) for n in found]
