@@ -131,12 +131,14 @@ def test_a_share_scan_that_reads_past_its_seam_is_exact(tmp_path, monkeypatch, w
     assert parallel_text.count_long(tok, [text], add_special=False, special=None, workers=workers) == [len(expected)]
 
 
-def test_count_long_equals_tokenizers_over_texts_with_special_tokens(monkeypatch):
-    ref, tok = small_regions(monkeypatch, "llama3")
+@pytest.mark.parametrize("name", ["llama3", "roberta-base"])  # roberta's post-processor adds <s> and </s>
+def test_count_long_equals_tokenizers_over_texts_with_special_tokens(monkeypatch, name):
+    ref, tok = small_regions(monkeypatch, name)
     texts = [long_text(11, 40_000), "<|begin_of_text|>x", long_text(12, 30_000), ""]
-    expected = [len(e.ids) for e in ref.encode_batch(texts)]
-    for workers in (2, 3):
-        assert parallel_text.count_long(tok, texts, add_special=True, special=None, workers=workers) == expected
+    for add in (True, False):
+        expected = [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=add)]
+        for workers in (2, 3):
+            assert parallel_text.count_long(tok, texts, add_special=add, special=None, workers=workers) == expected
 
 
 @given(st.lists(st.integers(1, 3000), min_size=1, max_size=12), st.integers(2, 6))
