@@ -186,3 +186,14 @@ def _llama3_pair():
     tok = polytok.load(path)
     tok.truncation = None
     return ref, tok
+
+
+def test_progress_reports_every_process_work_in_this_process(monkeypatch):
+    """on_done is called in this process only, and what it reports adds up to all the text
+    (gpt2 has no added tokens in these texts and no prefix space)."""
+    ref, tok = small_regions(monkeypatch, "gpt2")
+    texts = [long_text(5, 30_000).replace("<|endoftext|>", ""), long_text(6, 20_000).replace("<|endoftext|>", "")]
+    reported: list[int] = []
+    counts = parallel_text.count_long(tok, texts, add_special=False, special=None, workers=3, on_done=reported.append)
+    assert counts == [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=False)]
+    assert len(reported) > 1 and sum(reported) == sum(map(len, texts))

@@ -257,6 +257,18 @@ class _Claims:
 
         self.zones = zones
         self.ends = multiprocessing.get_context("fork").Array("i", [n for zone in zones for n in (0, len(zone))])
+        self.done = multiprocessing.get_context("fork").Value("q", 0)  # characters every process has finished
+        self.reported = 0  # of `done`, what this process has passed on to its progress callback
+
+    def finished(self, chars: int) -> None:
+        with self.done.get_lock():
+            self.done.value += chars
+
+    def news(self) -> int:
+        """Characters finished since the last call (by any process)."""
+        done: int = self.done.value
+        new, self.reported = done - self.reported, done
+        return new
 
     def take(self, zone: int, front: bool) -> list[Part] | None:
         """The next free chunk of `zone` from its front (or back), or None when none is left."""
@@ -304,8 +316,9 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                     if index not in views:
                         views[index] = scanner.view(seg.text)
                     out.append((part, _region(tok, scanner, seg, views[index], lo, hi, want_ids)))
+                claims.finished(hi - lo)
                 if on_done is not None and os.getpid() == here:
-                    on_done(hi - lo)
+                    on_done(claims.news())
 
         do(layout.own[k])
         for zone, front in ((k, True), (k - 1, False)):  # the zone after this share, then the one before
@@ -313,7 +326,9 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                 do(chunk)
         return out
 
-    found = _gather(run_shared(work, range(workers)), on_done)
+    found = _gather(run_shared(work, range(workers)))
+    if on_done is not None:
+        on_done(claims.news())
     if found is None:  # the caller encodes in one process, where the error is raised with its own type
         return None
     per_segment = [_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids)
@@ -321,17 +336,14 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     return _assemble(plans, per_segment, want_ids)
 
 
-def _gather(results: list[tuple[bool, Any]],
-            on_done: Callable[[int], None] | None) -> dict[int, list[tuple[int, int, Any]]] | None:
+def _gather(results: list[tuple[bool, Any]]) -> dict[int, list[tuple[int, int, Any]]] | None:
     """The workers' results as ``(lo, hi, result)`` parts per segment; None if one failed."""
     found: dict[int, list[tuple[int, int, Any]]] = {}
-    for k, (ok, result) in enumerate(results):
+    for ok, result in results:
         if not ok:
             return None
         for (index, lo, hi), value in result:
             found.setdefault(index, []).append((lo, hi, value))
-            if on_done is not None and k:  # this process reported its own parts as it did them
-                on_done(hi - lo)
     return found
 
 
@@ -355,8 +367,9 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
 
     None when the pipeline is not one `text_scan.scanner_for` accepts, `workers` < 2,
     there is no safe ``fork`` or the texts are shorter than `MIN_CHARS` in all: the
-    caller encodes in one process then. `on_done(n)` is called with the characters of
-    each piece of work as it finishes.
+    caller encodes in one process then. `on_done(n)` is called in this process with the
+    characters every process has finished since its last call, after each of this
+    process's parts and once at the end.
     """
     found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
     if found is None:
