@@ -14,7 +14,8 @@ the first shard is listed (pool or actor start-up, cold caches) and "MB/s after"
 the input rate from then on (the JSONL bytes, so a little above the text rate);
 "cpu s" is the CPU time of the run's process and its pool workers (not Ray's
 actors): on a busy machine it shows whether two workers do more work than one. The machine may be shared,
-so each engine runs `--repeat` times and the best run is reported; the outputs
+so each engine runs `--repeat` times, the engines taking turns, and the best
+run is reported; the outputs
 are checked to be byte-identical across engines. Results go to
 bench/results/corpus-<date>.json.
 """
@@ -102,20 +103,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         corpus_path = Path(folder) / "corpus.jsonl"
         text_bytes = make_corpus(corpus_path)
-        rows = {}
-        for engine, workers in ENGINES:
-            runs = []
-            for _ in range(args.repeat):
+        rows: dict[str, list[dict]] = {f"{engine} x{workers}": [] for engine, workers in ENGINES}
+        for _ in range(args.repeat):  # engines interleaved: a busy spell on a shared machine hits them all
+            for engine, workers in ENGINES:
                 done = subprocess.run([sys.executable, __file__, "--one", engine, str(workers), "--model", args.model,
                                        "--corpus", str(corpus_path), "--shard-mb", str(args.shard_mb)],
                                       capture_output=True, text=True)
                 if done.returncode:
                     print(f"{engine} x{workers}: failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
-                    break
-                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-            if runs:
-                rows[f"{engine} x{workers}"] = runs
-    return report(rows, text_bytes, args)
+                    continue
+                rows[f"{engine} x{workers}"].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return report({name: runs for name, runs in rows.items() if runs}, text_bytes, args)
 
 
 def report(rows: dict, text_bytes: int, args: argparse.Namespace) -> int:
