@@ -28,7 +28,8 @@ from typing import Any, Iterator
 
 from ..errors import FormatError
 
-__all__ = ["KINDS", "Split", "Bad", "input_kind", "read_split", "parquet_rows", "check_parquet_column"]
+__all__ = ["KINDS", "Split", "Bad", "input_kind", "read_split", "split_lines", "parse_line", "parquet_rows",
+           "check_parquet_column"]
 
 KINDS = ("text", "jsonl", "parquet")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
@@ -72,8 +73,8 @@ def read_split(split: Split, field: str, column: str) -> tuple[list[str], list[B
         return docs, bad, 0
     docs, bad = [], []
     count = 0
-    for count, (offset, line) in enumerate(_lines(split.path, split.start, split.end), 1):
-        text = _document(line, offset, split.kind, field)
+    for count, (offset, line) in enumerate(split_lines(split.path, split.start, split.end), 1):
+        text = parse_line(line, offset, split.kind, field)
         if isinstance(text, str):
             docs.append(text)
         elif text is not None:
@@ -81,7 +82,7 @@ def read_split(split: Split, field: str, column: str) -> tuple[list[str], list[B
     return docs, bad, count
 
 
-def _lines(path: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+def split_lines(path: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
     """(file offset, raw line) of each line whose first byte lies in ``[start, end)``."""
     try:
         with open(path, "rb") as f:
@@ -99,7 +100,7 @@ def _lines(path: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
         raise FormatError(exc.strerror or str(exc), file=path) from None
 
 
-def _document(line: bytes, offset: int, kind: str, field: str) -> str | Bad | None:
+def parse_line(line: bytes, offset: int, kind: str, field: str) -> str | Bad | None:
     """A document, a Bad (place filled in by the caller), or None for a JSONL line that is no record."""
     try:
         text = line.decode("utf-8")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EncodeError, FormatError
-from .readers import Bad, Split, read_split
+from .readers import Bad, Split, parse_line, read_split, split_lines
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -111,15 +111,13 @@ def _place_refused(split: Split, settings: Settings, bad: list[Bad]) -> list[Bad
 
 def _document_places(split: Split, settings: Settings) -> list[int]:
     """The line index (or row) of each document of `split`, in order (read again: refusals are rare)."""
-    from .readers import _document, _lines
-
     if split.kind == "parquet":
         docs_bad = read_split(split, settings.field, settings.column)[1]
         bad_rows = {b.place for b in docs_bad}
         return [row for row in range(split.start, split.end) if row not in bad_rows]
     places = []
-    for number, (offset, line) in enumerate(_lines(split.path, split.start, split.end)):
-        if isinstance(_document(line, offset, split.kind, settings.field), str):
+    for number, (offset, line) in enumerate(split_lines(split.path, split.start, split.end)):
+        if isinstance(parse_line(line, offset, split.kind, settings.field), str):
             places.append(number)
     return places
 
