@@ -301,3 +301,19 @@ def test_shards_arriving_out_of_order(jsonl: Any, tmp_path: Path, monkeypatch: p
     m = corpus.tokenize("gpt2", [str(path)], str(tmp_path / "reversed"), shard_bytes=50_000, workers=1)
     assert folder_digest(tmp_path / "reversed") == folder_digest(tmp_path / "ordered")
     assert [s["name"] for s in m["shards"]] == sorted(s["name"] for s in m["shards"])
+
+
+def test_append_eos_default_is_the_tokenizers_eos(jsonl: Any, tmp_path: Path) -> None:
+    """append_eos="eos" (the CLI's bare --append-eos) takes the eos the model folder names (Llama 3: 128001)."""
+    path, _ = jsonl
+    small = tmp_path / "s.jsonl"
+    small.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:20]))
+    fixtures.fixture_path("llama3", "tokenizer_config.json")
+    folder = fixtures.fixture_path("llama3", "tokenizer.json").parent
+    reference = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    m = corpus.tokenize(str(folder), [str(small)], str(tmp_path / "o"), append_eos="eos")
+    docs = [json.loads(line)["text"] for line in small.read_text(encoding="utf-8").splitlines()
+            if line.startswith('{"id"')]
+    assert m["settings"]["append_eos"] == reference.token_to_id("<|end_of_text|>") == 128001
+    assert read_bin_shards(tmp_path / "o") == [reference.encode(d).ids + [128001] for d in docs]
+    assert set(m["tokenizer"]["files"]) >= {"tokenizer.json", "tokenizer_config.json"}
