@@ -3,10 +3,11 @@
 Engines hand over encoded shards in any order. Each shard's files are written
 as soon as it arrives (to a temporary name, renamed when whole); the manifest
 takes shards only in input order, so it always lists a prefix of complete
-shards. It is rewritten at most once a second (`MANIFEST_EVERY_S`) and at the
-end: rewriting it after each of thousands of small shards would cost time
-quadratic in their number, and a shard whose files are whole but not yet listed
-is simply encoded again on resume. Resuming keeps the longest prefix whose files are still whole (size and
+shards. It is rewritten as the count of listed shards reaches 1, 2, 4, 8… (so a short run
+shows its first shards at once), else at most once a second (`MANIFEST_EVERY_S`),
+and at the end: rewriting it after each of thousands of small shards would cost
+time quadratic in their number, and a shard whose files are whole but not yet
+listed is simply encoded again on resume. Resuming keeps the longest prefix whose files are still whole (size and
 sha256 as listed), removes temporary files and shard files beyond it, and the
 engine encodes the rest: nothing listed is read again, nothing is listed twice.
 """
@@ -71,12 +72,14 @@ class Output:
                  "tokens": result.tokens, "bad_records": len(result.bad),
                  "files": write_shard(self.out_dir, result, self.settings)}
         self.pending[result.index] = {"entry": entry, "bad": result.bad}
+        before = self.next_index
         while self.next_index in self.pending:
             self._list(**self.pending.pop(self.next_index))
             if progress is not None:
                 m = self.manifest
                 progress(m["documents"], m["tokens"], self._bytes_done())
-        if time.monotonic() - self.written >= MANIFEST_EVERY_S:
+        crossed_power_of_two = self.next_index.bit_length() > before.bit_length()
+        if crossed_power_of_two or time.monotonic() - self.written >= MANIFEST_EVERY_S:
             self._write()
 
     def _write(self) -> None:
