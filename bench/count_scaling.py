@@ -11,8 +11,10 @@ Two measurements per run, each in a fresh process so every run starts cold:
   first, then times what ``count`` does with them (``parallel_text.count_long``
   for W > 1, ``Tokenizer.encode`` per file for 1).
 
-Runs alternate between 1 and W workers and the best of ``--repeat`` is kept, so
-another process slowing the machine for a while slows both sides alike. The
+Runs alternate between 1 and W workers; the table gives the best of ``--repeat``
+for each side and their ratio, and the median of the ratios of runs made one
+after the other, so a machine whose speed drifts (a shared host) or another
+process slowing it for a while weighs on both sides alike. The
 counts of both sides must agree. Prints a table and writes
 bench/results/count-scaling-<date>.json.
 """
@@ -95,10 +97,11 @@ def main() -> None:
     mb = sum(Path(f).stat().st_size for f in args.files) / 1e6
     print(f"polytok count {args.model} over {len(args.files)} files ({mb:.2f} MB), best of {args.repeat}, "
           f"{os.cpu_count()} cores")
-    print(f"{'':12} {'1 worker':>10} {f'{args.workers} workers':>10} {'ratio':>7}")
+    print(f"{'':12} {'1 worker':>10} {f'{args.workers} workers':>10} {'ratio':>7} {'median of pairs':>16}")
     for key, label in (("end_to_end", "end to end"), ("count", "count alone")):
         one, many = best[1][key], best[args.workers][key]
-        print(f"{label:12} {one:9.3f}s {many:9.3f}s {one / many:6.2f}x")
+        pairs = sorted(a / b for a, b in zip(sides[1][key], sides[args.workers][key]))
+        print(f"{label:12} {one:9.3f}s {many:9.3f}s {one / many:6.2f}x {pairs[len(pairs) // 2]:15.2f}x")
     print(f"{'load':12} {best[1]['load']:9.3f}s (in both)")
     out = ROOT / "bench" / "results" / f"count-scaling-{time.strftime('%Y-%m-%d')}.json"
     out.parent.mkdir(exist_ok=True)
