@@ -8,13 +8,14 @@ one process.
 
 The special-token split and the normalizer run in the calling process, as
 `Tokenizer.encode` runs them, leaving segments of plain text. The segments, in
-order, are laid out as `workers` contiguous shares of about equal UTF-8 size;
+order, are laid out as `workers` contiguous shares of about equal estimated work (`_cost`);
 around each boundary between two shares, `ZONE` of the work is cut into
 `CHUNKS` chunks that the left neighbour takes from the front once its own part
 is done and the right neighbour from the back, so the two finish together
-however wrong the size estimate was (UTF-8 size predicts time poorly: GPT-2
-spends 0.36 µs per byte of bench_en cold, 0.27 on bench_code, 0.46 on
-bench_multi, and a static cut left one of two workers idle for 20 % of the run).
+however wrong the estimate was, within the zone (a static cut by UTF-8 size left
+one of two workers idle for 20 % of the run; with the zone but that estimate, the
+worker holding bench_multi still finished 0.2-0.45 s after the other; a zone of
+40 % of the work balanced them no better than 25 % and cost more).
 Each share is whole segments plus parts of the segments at its ends; a part
 runs the scan that can stop (`text_scan`) only where its right end is a seam.
 This process does share 0 itself while forked workers do the others.
@@ -109,6 +110,14 @@ class _Layout(NamedTuple):
 
     own: list[list[Part]]
     zones: list[list[list[Part]]]
+
+
+def _cost(text: str) -> int:
+    """A segment's estimated work: its characters, and twice each UTF-8 byte past the first of
+    a character. Fitted on GPT-2's cold encode of the bench texts (µs per character: bench_en
+    0.36, bench_code 0.27, bench_multi 0.68, where a third of the bytes are such extra bytes);
+    plain UTF-8 size put too little in the share holding bench_multi."""
+    return len(text) + 2 * (len(text.encode("utf-8", "surrogatepass")) - len(text))
 
 
 def _layout(sizes: list[int], lengths: list[int], workers: int) -> _Layout:
@@ -298,7 +307,7 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     segments: list[_Segment] = []
     plans = [_plan(tok, scanner, text, parse, segments) for text in texts]
     lengths = [len(seg.text) for seg in segments]
-    layout = _layout([len(seg.text.encode("utf-8", "surrogatepass")) for seg in segments], lengths, workers)
+    layout = _layout([_cost(seg.text) for seg in segments], lengths, workers)
     claims = _Claims(layout.zones)
     here = os.getpid()
     views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
