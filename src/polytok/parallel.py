@@ -86,17 +86,18 @@ def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
 
 
 def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
-                ordered: bool = True) -> Iterator[tuple[int, bool, Any]]:
+                ordered: bool = True, run: int = 1) -> Iterator[tuple[int, bool, Any]]:
     """``(index, ok, fn(item) or the error's repr)`` for each item, computed in forked workers.
 
     `fn` and everything it refers to reach the workers through ``fork`` (it may be a
     closure); only the items and the results are pickled. Callers check `can_fork`.
+    A worker takes `run` consecutive items at a time (neighbouring texts share words).
     """
     global _JOB
     _JOB = fn
     try:
         with _forked_pool(workers) as pool:
-            results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)))
+            results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)), run)
             for index, (ok, result) in results:
                 yield index, ok, result
     finally:
