@@ -29,9 +29,9 @@ was on when the call started.
 
 from __future__ import annotations
 
-import gc
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._gc import paused
 from .decoders import Decoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
 from .errors import DecodeError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
@@ -192,17 +192,13 @@ class Tokenizer:
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse = _policy(self.default_special if special is None else special)
-        collecting = gc.isenabled()
-        gc.disable()  # see the module notes
         try:
-            ids_a = self._sequence_ids(text, parse)
-            ids_b = self._sequence_ids(pair, parse) if pair is not None else None
-            return self._finish_ids(ids_a, ids_b, add_special)
+            with paused():  # see the module notes
+                ids_a = self._sequence_ids(text, parse)
+                ids_b = self._sequence_ids(pair, parse) if pair is not None else None
+                return self._finish_ids(ids_a, ids_b, add_special)
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
-        finally:
-            if collecting:
-                gc.enable()
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
                      special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
@@ -341,16 +337,12 @@ class Tokenizer:
         parse = _policy(self.default_special if special is None else special)
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
-        collecting = gc.isenabled()
-        gc.disable()  # see the module notes
         try:
-            enc_a = self._sequence_encoding(text, parse, 0)
-            enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+            with paused():  # see the module notes
+                enc_a = self._sequence_encoding(text, parse, 0)
+                enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
-        finally:
-            if collecting:
-                gc.enable()
         if trunc is not None:
             la, lb = trunc.lengths(len(enc_a), None if enc_b is None else len(enc_b),
                                    self._reserved(enc_b is not None, add_special))

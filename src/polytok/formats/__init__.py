@@ -13,13 +13,13 @@ Each reader turns a file into the shared components; see the reader modules:
 
 from __future__ import annotations
 
-import gc
 
 import gzip
 import re
 from pathlib import Path
 from typing import Any
 
+from .._gc import paused
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 
@@ -109,13 +109,8 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
         FormatError: the path does not exist, its format is not recognised, or
             the file is invalid (the error names the file and the key or offset).
     """
-    collecting = gc.isenabled()
-    gc.disable()  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
-    try:
+    with paused():  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
         return _load(path, **options)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _load(path: str | Path, **options: Any) -> Tokenizer:

@@ -10,10 +10,11 @@ cache cleared itself over and over and a second pass was no faster than the firs
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from itertools import compress, repeat
 from operator import is_
+
+from .._gc import paused
 
 CACHE_SIZE = 1 << 18
 CACHED_WORD_CHARS = 256
@@ -48,12 +49,7 @@ class WordCache(dict[str, list[int]]):
         GPT-2, 3 with it off)."""
         found = list(map(self.get, words))
         if None in found:
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with paused():
                 new = {word: ids_of(word) for word in set(compress(words, map(is_, found, repeat(None))))}
-            finally:
-                if collecting:
-                    gc.enable()
             found = list(map(new.get, words, found))
         return found  # type: ignore[return-value]  # no None is left

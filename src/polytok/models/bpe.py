@@ -71,12 +71,12 @@ Performance:
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from itertools import accumulate, chain, repeat
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
+from .._gc import paused
 from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
 from ._bpe_word import merge_heap, merge_scan
@@ -266,13 +266,8 @@ class BPE(VocabLookup):
         ranks = self._ranks
         if ranks is None:
             left_ids, right_ids = self._pair_ids  # type: ignore[misc]
-            collecting = gc.isenabled()
-            gc.disable()  # every new key tuple stays alive: collections during the build are pure cost (2x)
-            try:
+            with paused():  # every new key tuple stays alive: collections during the build are pure cost (2x)
                 ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
-            finally:
-                if collecting:
-                    gc.enable()
             self._pair_ids = None
         return ranks.get
 
