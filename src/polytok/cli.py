@@ -199,17 +199,17 @@ def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_specia
     allows it (`polytok.parallel_text`), else each file whole in one worker."""
     from . import parallel_text
 
+    if parallel_text.scanner_for(tok) is None and len(files) > 1:  # read by the workers, not here
+        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
     texts = [_read_text_file(name) for name in files]
     chars = sum(map(len, texts)) or 1
     progress = _Progress(sum(sizes))
     counts = parallel_text.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
                                       on_done=lambda n: progress.update(n * sum(sizes) // chars))
     progress.close()
-    if counts is not None:
-        return dict(enumerate(counts))
-    if len(files) > 1:
-        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
-    return {0: len(tok.encode(texts[0], add_special=add_special, special=special))}
+    if counts is None:  # one file, or too little text for a pool
+        counts = [len(tok.encode(text, add_special=add_special, special=special)) for text in texts]
+    return dict(enumerate(counts))
 
 
 def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
