@@ -29,11 +29,8 @@ def long_text(seed: int, n_chars: int = 260_000) -> str:
     return "".join(out)
 
 
-def small_regions(monkeypatch, name):
-    """The reference and polytok for a tokenizer.json fixture (file truncation off), with short
-    texts cut into 64-character overlaps, so joins happen in every test text."""
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+def reference_pair(name):
+    """HF tokenizers and polytok on a tokenizer.json fixture, both with the file's truncation off."""
     path = fixture_path(name, HF_JSON_FIXTURES[name])
     ref = tokenizers.Tokenizer.from_file(str(path))
     ref.no_truncation()
@@ -42,14 +39,18 @@ def small_regions(monkeypatch, name):
     return ref, tok
 
 
+def small_regions(monkeypatch, name):
+    """`reference_pair`, with short texts cut into 64-character overlaps, so joins happen in
+    every test text."""
+    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    return reference_pair(name)
+
+
 @pytest.mark.parametrize("name", ["gpt2", "llama3", "qwen3", "roberta-base"])
 def test_long_texts_equal_tokenizers(name, monkeypatch):
     monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
-    path = fixture_path(name, HF_JSON_FIXTURES[name])
-    ref = tokenizers.Tokenizer.from_file(str(path))
-    ref.no_truncation()
-    tok = polytok.load(path)
-    tok.truncation = None
+    ref, tok = reference_pair(name)
     assert parallel_text.scanner_for(tok) is not None
     texts = [long_text(1), "short text", long_text(2, 120_000)]
     expected = [e.ids for e in ref.encode_batch(texts)]
@@ -180,12 +181,7 @@ def test_any_layout_gives_the_reference_ids(seed, workers, overlap, zone, chunks
 
 @functools.lru_cache(maxsize=1)
 def _llama3_pair():
-    path = fixture_path("llama3", HF_JSON_FIXTURES["llama3"])
-    ref = tokenizers.Tokenizer.from_file(str(path))
-    ref.no_truncation()
-    tok = polytok.load(path)
-    tok.truncation = None
-    return ref, tok
+    return reference_pair("llama3")  # loaded once for every example
 
 
 def test_progress_reports_every_process_work_in_this_process(monkeypatch):
