@@ -20,6 +20,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
+import signal
 import threading
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
@@ -86,18 +88,17 @@ def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
 
 
 def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
-                ordered: bool = True, run: int = 1) -> Iterator[tuple[int, bool, Any]]:
+                ordered: bool = True) -> Iterator[tuple[int, bool, Any]]:
     """``(index, ok, fn(item) or the error's repr)`` for each item, computed in forked workers.
 
     `fn` and everything it refers to reach the workers through ``fork`` (it may be a
     closure); only the items and the results are pickled. Callers check `can_fork`.
-    A worker takes `run` consecutive items at a time (neighbouring texts share words).
     """
     global _JOB
     _JOB = fn
     try:
         with _forked_pool(workers) as pool:
-            results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)), run)
+            results = (pool.imap if ordered else pool.imap_unordered)(_run, list(enumerate(items)))
             for index, (ok, result) in results:
                 yield index, ok, result
     finally:
@@ -108,20 +109,68 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
     """``(ok, fn(item) or the error's repr)`` for each item: the first computed in this
     process while forked workers compute the others, one each, at the same time.
 
-    An error in this process's own item propagates; callers check `can_fork`.
+    The workers are bare ``fork`` children that send their pickled outcome down a pipe
+    and exit: with a `multiprocessing` pool the worker started 30 ms later, and the
+    pool took as long again to shut down (a two-worker ``count`` of the bench texts
+    takes about a second). An error in this process's own item propagates (the
+    workers are killed first); callers check `can_fork`.
     """
-    global _JOB
     if len(items) < 2:
         return [(True, fn(item)) for item in items]
-    _JOB = fn
+    children: list[tuple[int, int]] = []
     try:
-        with _forked_pool(len(items) - 1) as pool:
-            pending = pool.map_async(_run, list(enumerate(items))[1:], chunksize=1)
-            first = fn(items[0])
-            rest = [outcome for _, outcome in pending.get()]
+        gc.freeze()  # see _forked_pool
+        try:
+            for item in items[1:]:
+                children.append(_fork_child(fn, item, [fd for _, fd in children]))
+        finally:
+            gc.unfreeze()
+        first = fn(items[0])
+        rest = []
+        while children:
+            rest.append(_child_outcome(*children[0]))
+            children.pop(0)
     finally:
-        _JOB = None
+        for pid, fd in children:  # this process failed: its workers are not waited for
+            for end in (lambda: os.close(fd), lambda: os.kill(pid, signal.SIGKILL), lambda: os.waitpid(pid, 0)):
+                try:
+                    end()
+                except OSError:
+                    pass
     return [(True, first), *rest]
+
+
+def _fork_child(fn: Callable[[Any], Any], item: Any, inherited: list[int]) -> tuple[int, int]:
+    """A forked child computing ``fn(item)``: its pid and the pipe its outcome comes down."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_end)
+        return pid, read_end
+    status = 1
+    try:  # the child: never returns into the caller's code
+        for fd in (read_end, *inherited):
+            os.close(fd)
+        try:
+            outcome: tuple[bool, Any] = (True, fn(item))
+        except Exception as exc:  # the parent redoes the item itself, so the error surfaces with its own type
+            outcome = (False, repr(exc))
+        with os.fdopen(write_end, "wb") as out:
+            pickle.dump(outcome, out, pickle.HIGHEST_PROTOCOL)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _child_outcome(pid: int, fd: int) -> tuple[bool, Any]:
+    """What a `_fork_child` sent, once it has exited."""
+    with os.fdopen(fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        return False, f"a worker exited without an outcome (wait status {status})"
+    outcome: tuple[bool, Any] = pickle.loads(data)
+    return outcome
 
 
 def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,
