@@ -193,3 +193,24 @@ def test_progress_reports_every_process_work_in_this_process(monkeypatch):
     counts = parallel_text.count_long(tok, texts, add_special=False, special=None, workers=3, on_done=reported.append)
     assert counts == [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=False)]
     assert len(reported) > 1 and sum(reported) == sum(map(len, texts))
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_scan_whose_matches_leave_gaps_is_counted_and_encoded_exactly(tmp_path, monkeypatch, workers):
+    """GPT-2's vocabulary behind a Split that matches only letter and digit runs: the text
+    between matches is a piece of its own, so a share's pieces do not tile it by matches alone."""
+    from tokenizers import Regex, pre_tokenizers
+
+    ref, _ = small_regions(monkeypatch, "gpt2")
+    ref.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}+"), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    path = tmp_path / "tokenizer.json"
+    ref.save(str(path))
+    tok = polytok.load(path)
+    tok.truncation = None
+    assert parallel_text.scanner_for(tok) is not None
+    texts = [long_text(21, 40_000), long_text(22, 30_000)]
+    expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
+    assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
+    assert parallel_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == list(map(len, expected))
