@@ -317,3 +317,42 @@ def test_append_eos_default_is_the_tokenizers_eos(jsonl: Any, tmp_path: Path) ->
     assert m["settings"]["append_eos"] == reference.token_to_id("<|end_of_text|>") == 128001
     assert read_bin_shards(tmp_path / "o") == [reference.encode(d).ids + [128001] for d in docs]
     assert set(m["tokenizer"]["files"]) >= {"tokenizer.json", "tokenizer_config.json"}
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_the_workers_fork_after_the_head_of_the_first_split(jsonl: Any, tmp_path: Path, kind: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plumbing: a first split larger than twice WARM_BYTES has only its head encoded before the
+    workers fork (then the whole split in its turn); a smaller one is encoded once. The bytes are
+    those of one process either way."""
+    from polytok.corpus import local
+
+    path, rows = jsonl
+    if kind == "parquet":
+        pa = pytest.importorskip("pyarrow")
+        pq = pytest.importorskip("pyarrow.parquet")
+        path = tmp_path / "docs.parquet"
+        pq.write_table(pa.table({"text": pa.array([d for _, d in rows], pa.string())}), path)
+    one = corpus.tokenize("gpt2", [str(path)], str(tmp_path / "one"), shard_bytes=100_000, workers=1)
+    encode_split = local.encode_split
+    for warm, head in ((2_000, True), (60_000, False)):
+        log = tmp_path / f"calls{warm}"
+
+        def logged(tok: Any, split: Any, settings: Any, log: Path = log) -> Any:
+            with open(log, "a") as f:  # from whichever process encodes it
+                f.write(f"{split.index} {split.start} {split.end}\n")
+            return encode_split(tok, split, settings)
+
+        monkeypatch.setattr(local, "WARM_BYTES", warm)
+        monkeypatch.setattr(local, "encode_split", logged)
+        two = corpus.tokenize("gpt2", [str(path)], str(tmp_path / f"two{warm}"), shard_bytes=100_000, workers=2)
+        assert folder_digest(tmp_path / f"two{warm}") == folder_digest(tmp_path / "one") and two == one
+        calls = [tuple(map(int, line.split())) for line in log.read_text().splitlines()]
+        firsts = [c for c in calls if c[0] == 0]
+        assert calls[0] == firsts[0] and firsts[0][1] == 0
+        if head:
+            assert len(firsts) == 2 and firsts[0][2] < firsts[1][2]  # the head, then the whole split
+            rows0 = firsts[1][2] - firsts[1][1]
+            assert firsts[0][2] == (warm if kind == "jsonl" else rows0 * warm // 100_000)
+        else:
+            assert len(firsts) == 1

@@ -7,11 +7,15 @@ tokenizer reaches the workers through ``fork`` (the job is a closure over it):
 it is loaded once, in this process, and no worker loads or unpickles it. This
 process is one of the workers, between writing the shards that are ready.
 
-This process encodes the first split before forking, so the workers inherit the
-word caches it filled. Measured (bench/corpus.py, gpt2, 5.3 MB of bench text in
-0.25 MB shards): with each worker filling its own caches from nothing, two
-workers spent 13 % more CPU time than one process (3.09 s against 2.74 s); with
-the first split encoded here first, the same 2.76 s as one process.
+Before forking, this process encodes the first `WARM_BYTES` of the corpus, so the
+workers inherit the word caches it filled (the commonest words of the corpus are
+among them). Measured (bench/corpus.py, gpt2, 5.3 MB of bench text in 0.25 MB
+shards): with each worker filling its own caches from nothing, two workers spent
+13 % more CPU time than one process (3.09 s against 2.74 s); with the first split
+encoded here first, the same 2.76 s as one process. A split is 16 MB by default,
+so a whole first split would be a long wait on one core: a split larger than
+twice `WARM_BYTES` has only its head encoded (and dropped: the split is encoded
+again in its turn), a smaller one is encoded once, here, in its turn.
 
 Workers take guided runs of consecutive splits, at most `RUN_MAX` (neighbouring
 documents share words, so the workers' caches overlap less; the runs shrink to
@@ -28,6 +32,7 @@ the same bytes, one core.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Iterator
 
 from .. import parallel, parallel_runs
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["run_local"]
 
+WARM_BYTES = 1 << 18  # of input this process encodes before the workers fork (see the module notes)
 RUN_MAX = 8  # consecutive splits a worker claims at most (their shards wait in memory for the writer)
 
 
@@ -53,8 +59,24 @@ def run_local(tok: "Tokenizer", splits: list[Split], settings: Settings, workers
     def job(split: Split) -> ShardResult:
         return encode_split(tok, split, settings)
 
-    for index, ok, result in parallel_runs.map_in_runs(job, splits, workers, run_max=RUN_MAX, here_first=1):
+    head = _head(splits[0], settings)
+    if head is not None:
+        encode_split(tok, head, settings)  # only to warm the caches; the split is encoded in its turn
+    here_first = 1 if head is None else 0
+    for index, ok, result in parallel_runs.map_in_runs(job, splits, workers, run_max=RUN_MAX, here_first=here_first):
         if not ok:
             job(splits[index])  # raises the worker's error here, with its own type and message
             raise RuntimeError(f"a worker failed where this process did not: {result}")
         yield result
+
+
+def _head(split: Split, settings: Settings) -> Split | None:
+    """About the first `WARM_BYTES` of `split` as a split of its own; None when the split is
+    small enough to be encoded whole before forking (see the module notes)."""
+    if split.kind == "parquet":  # rows: as many as would hold WARM_BYTES at the split's mean row size
+        rows = split.end - split.start
+        size = max(1, rows * WARM_BYTES // max(1, settings.shard_bytes))
+        return replace(split, end=split.start + size) if 2 * size < rows else None
+    if split.end - split.start <= 2 * WARM_BYTES:
+        return None
+    return replace(split, end=split.start + WARM_BYTES)  # whole lines: those beginning before the end
