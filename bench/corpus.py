@@ -135,8 +135,11 @@ def report(rows: dict, text_bytes: int, args: argparse.Namespace) -> int:
     if "local x1" in best and "local x2" in best:
         # runs made one after the other, paired: this host's speed drifts by 20 % over minutes
         pairs = sorted(a["seconds"] / b["seconds"] / 2 for a, b in zip(rows["local x1"], rows["local x2"]))
+        after = sorted(b["after_first_mb_s"] / a["after_first_mb_s"] / 2
+                       for a, b in zip(rows["local x1"], rows["local x2"]))
         print(f"2 processes / (2 x 1 process): {best['local x2'] / (2 * best['local x1']):.3f} (best runs), "
-              f"{pairs[len(pairs) // 2]:.3f} (median of {len(pairs)} pairs)")
+              f"{pairs[len(pairs) // 2]:.3f} (median of {len(pairs)} pairs); after the first shard: "
+              f"{after[len(after) // 2]:.3f} (median of pairs)")
     results = ROOT / "bench" / "results"
     results.mkdir(exist_ok=True)
     (results / f"corpus-{time.strftime('%Y-%m-%d')}.json").write_text(
