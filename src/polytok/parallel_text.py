@@ -46,6 +46,7 @@ from bisect import bisect_left
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from ._gc import paused
 from .parallel import can_fork, run_shared
 from .text_scan import Scanner, scanner_for
 
@@ -381,7 +382,8 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                 do(chunk)
         return out
 
-    found = _gather(run_shared(work, range(workers)))
+    with paused():  # as in Tokenizer.encode: the scans and lookups make no cycles (the workers inherit it)
+        found = _gather(run_shared(work, range(workers)))
     if on_done is not None:
         on_done(claims.news())
     if found is None:  # the caller encodes in one process, where the error is raised with its own type
