@@ -113,6 +113,11 @@ class RegexSplitter:
             return self._findall(text)
         return [text[m.start():m.end()] for m in self.pattern.finditer(text)]
 
+    @property
+    def always_covers(self) -> bool:
+        """True when the matches are known to tile any text with no empty one (see ``__init__``)."""
+        return self._always_covers
+
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped)."""
         if not text:
