@@ -250,7 +250,8 @@ def test_folder_equals_sentencepiece_away_from_the_redefined_pieces(folder):
     tok = polytok.load(SYNTHETIC / folder)
     assert tok.special_ids.get("unk") == sp.unk_id()
     moved = set("弘给你") | {"[UNUSED_TOKEN_14"}
-    texts = [t for t in edge_texts() if not any(m in t for m in moved)]
-    assert len(texts) > 150
+    every = edge_texts()  # the shared fixture's, or the repo's shorter list when it is absent
+    texts = [t for t in every if not any(m in t for m in moved)]
+    assert len(texts) > 0.9 * len(every)  # leaving out the texts that hold a moved piece leaves most
     bad = [t for t in texts if tok.encode(t, special="text") != sp.encode(t)]
     assert not bad, bad[:3]
