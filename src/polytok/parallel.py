@@ -23,6 +23,7 @@ import os
 import pickle
 import signal
 import threading
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -81,10 +82,16 @@ def _forked_pool(workers: int) -> Any:
 def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
     assert _JOB is not None
     index, item = job
+    return index, outcome(_JOB, item)
+
+
+def outcome(fn: Callable[[Any], Any], item: Any) -> tuple[bool, Any]:
+    """``(True, fn(item))``, or ``(False, repr(error))``: a worker's result. The caller redoes
+    a failed item itself, so the error surfaces in its process with its own type."""
     try:
-        return index, (True, _JOB(item))
-    except Exception as exc:  # the parent redoes the item itself, so the error surfaces with its own type
-        return index, (False, repr(exc))
+        return True, fn(item)
+    except Exception as exc:
+        return False, repr(exc)
 
 
 def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
@@ -122,7 +129,7 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
         gc.freeze()  # see _forked_pool
         try:
             for item in items[1:]:
-                children.append(_fork_child(fn, item, [fd for _, fd in children]))
+                children.append(fork_child(partial(_send_outcome, fn, item), [fd for _, fd in children]))
         finally:
             gc.unfreeze()
         first = fn(items[0])
@@ -130,47 +137,56 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
         while children:
             rest.append(_child_outcome(*children[0]))
             children.pop(0)
-    finally:
-        for pid, fd in children:  # this process failed: its workers are not waited for
-            for end in (lambda: os.close(fd), lambda: os.kill(pid, signal.SIGKILL), lambda: os.waitpid(pid, 0)):
-                try:
-                    end()
-                except OSError:
-                    pass
+    finally:  # this process failed: its workers are not waited for
+        for _, fd in children:
+            os.close(fd)
+        end_children([pid for pid, _ in children])
     return [(True, first), *rest]
 
 
-def _fork_child(fn: Callable[[Any], Any], item: Any, inherited: list[int]) -> tuple[int, int]:
-    """A forked child computing ``fn(item)``: its pid and the pipe its outcome comes down."""
+def fork_child(body: Callable[[int], None], inherited: list[int]) -> tuple[int, int]:
+    """A forked child that runs ``body(write_end)`` and exits without returning into the
+    caller's code: its pid and the read end of its pipe. The child closes `inherited`
+    (the read ends of its siblings' pipes)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid:
         os.close(write_end)
         return pid, read_end
     status = 1
-    try:  # the child: never returns into the caller's code
+    try:
         for fd in (read_end, *inherited):
             os.close(fd)
-        try:
-            outcome: tuple[bool, Any] = (True, fn(item))
-        except Exception as exc:  # the parent redoes the item itself, so the error surfaces with its own type
-            outcome = (False, repr(exc))
-        with os.fdopen(write_end, "wb") as out:
-            pickle.dump(outcome, out, pickle.HIGHEST_PROTOCOL)
+        body(write_end)
         status = 0
     finally:
         os._exit(status)
 
 
+def end_children(pids: list[int]) -> None:
+    """Kills and reaps children that are no longer wanted (or have already ended)."""
+    for pid in pids:
+        for end in (partial(os.kill, pid, signal.SIGKILL), partial(os.waitpid, pid, 0)):
+            try:
+                end()
+            except OSError:
+                pass
+
+
+def _send_outcome(fn: Callable[[Any], Any], item: Any, write_end: int) -> None:
+    with os.fdopen(write_end, "wb") as out:
+        pickle.dump(outcome(fn, item), out, pickle.HIGHEST_PROTOCOL)
+
+
 def _child_outcome(pid: int, fd: int) -> tuple[bool, Any]:
-    """What a `_fork_child` sent, once it has exited."""
+    """What a `run_shared` child sent, once it has exited."""
     with os.fdopen(fd, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     if not data:
         return False, f"a worker exited without an outcome (wait status {status})"
-    outcome: tuple[bool, Any] = pickle.loads(data)
-    return outcome
+    result: tuple[bool, Any] = pickle.loads(data)
+    return result
 
 
 def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,

@@ -33,23 +33,17 @@ import gc
 import os
 import pickle
 import queue
-import signal
 import struct
 import threading
 from functools import partial
 from math import ceil
 from typing import Any, Callable, Iterator, Sequence
 
+from .parallel import end_children, fork_child, outcome
+
 __all__ = ["map_in_runs"]
 
 _LENGTH = struct.Struct("<Q")
-
-
-def _outcome(fn: Callable[[Any], Any], item: Any) -> tuple[bool, Any]:
-    try:
-        return True, fn(item)
-    except Exception as exc:  # the caller redoes the item itself, so the error surfaces with its own type
-        return False, repr(exc)
 
 
 class _Claims:
@@ -75,25 +69,8 @@ def _child(fn: Callable[[Any], Any], items: Sequence[Any], claims: _Claims, writ
     with os.fdopen(write_end, "wb", buffering=0) as out:
         while run := claims.take():
             for index in run:
-                data = pickle.dumps((index, _outcome(fn, items[index])), pickle.HIGHEST_PROTOCOL)
+                data = pickle.dumps((index, outcome(fn, items[index])), pickle.HIGHEST_PROTOCOL)
                 out.write(_LENGTH.pack(len(data)) + data)
-
-
-def _fork(fn: Callable[[Any], Any], items: Sequence[Any], claims: _Claims, inherited: list[int]) -> tuple[int, int]:
-    """A forked worker: its pid and the pipe its results come down."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid:
-        os.close(write_end)
-        return pid, read_end
-    status = 1
-    try:  # the child: never returns into the caller's code
-        for fd in (read_end, *inherited):
-            os.close(fd)
-        _child(fn, items, claims, write_end)
-        status = 0
-    finally:
-        os._exit(status)
 
 
 def _drain(read_end: int, number: int, arrived: "queue.Queue[tuple[int, Any]]") -> None:
@@ -122,7 +99,7 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
     count = len(items)
     start = min(here_first, count) if workers > 1 else count
     for index in range(start):
-        yield (index, *_outcome(fn, items[index]))
+        yield (index, *outcome(fn, items[index]))
     if start == count:
         return
     rest = items[start:]
@@ -134,7 +111,7 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
         gc.freeze()  # a collection in a child neither walks what it inherits nor copies its pages
         try:
             for _ in range(workers - 1):
-                children.append(_fork(fn, rest, claims, [fd for _, fd in children]))
+                children.append(fork_child(partial(_child, fn, rest, claims), [fd for _, fd in children]))
         finally:
             gc.unfreeze()
         for number, (_, fd) in enumerate(children):
@@ -142,12 +119,7 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
             readers[-1].start()
         yield from _collect(fn, rest, start, claims, arrived, len(children))
     finally:
-        for pid, _ in children:
-            for end in (partial(os.kill, pid, signal.SIGKILL), partial(os.waitpid, pid, 0)):
-                try:
-                    end()
-                except OSError:
-                    pass
+        end_children([pid for pid, _ in children])
         for reader in readers:
             reader.join()
 
@@ -179,8 +151,8 @@ def _collect(fn: Callable[[Any], Any], rest: Sequence[Any], start: int, claims: 
         run = claims.take()
         if run:
             for index in run:
-                ready[index] = _outcome(fn, rest[index])
+                ready[index] = outcome(fn, rest[index])
         elif running == 0:  # every child has ended and this item never came: a child died
-            ready[wanted] = _outcome(fn, rest[wanted])
+            ready[wanted] = outcome(fn, rest[wanted])
         else:
             running -= receive(arrived.get())
