@@ -208,7 +208,9 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
     to_end = hi == len(text)
     one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
     if not want_ids and to_end and view is text and one_word is not None and each is not None:
-        return _region_counted(scanner, text, lo, pos, one_word, each)
+        counted = _region_counted(scanner, text, lo, pos, one_word, each)
+        if counted is not None:
+            return counted
     scan = scanner.to_end(text, view, pos) if to_end else scanner.until(text, view, pos, hi + OVERLAP)
     if scan is None:
         return None
@@ -229,12 +231,13 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
 def _region_counted(scanner: Scanner, text: str, lo: int, pos: int, one_word: Callable[[str], str],
                     each: Callable[[list[str]], list[list[int]]]) -> _Region | None:
     """`_region` of a part that runs to its segment's end, when only counting: the starts and
-    running totals are taken only for the pieces near the left seam, not for all of them:
+    running totals are taken only for the pieces near the left seam, not for all of them (None
+    where the pieces do not tile the text: `_region`'s general path handles gaps and empty matches):
     on bench_en (1.9 MB, 446,570 pieces, GPT-2, warm) those two lists took 0.065 s, against
     0.21 s for the scan and 0.05 s for the cache lookups."""
     pieces = scanner.native.findall(text, pos)
     if not scanner.covers and ("" in pieces or sum(map(len, pieces)) != len(text) - pos):
-        return None if "" in pieces else _region_listed(scanner, text, lo, pos, one_word, each)
+        return None
     found = each(list(map(one_word, pieces)))
     left: dict[int, int] = {}
     if lo > 0:
@@ -248,19 +251,6 @@ def _region_counted(scanner: Scanner, text: str, lo: int, pos: int, one_word: Ca
     return _Region(left, [], sum(map(len, found)), None)
 
 
-def _region_listed(scanner: Scanner, text: str, lo: int, pos: int, one_word: Callable[[str], str],
-                   each: Callable[[list[str]], list[list[int]]]) -> _Region | None:
-    """`_region_counted` where the matches leave gaps: through `Scanner.to_end`'s positions."""
-    scan = scanner.to_end(text, text, pos)
-    if scan is None:
-        return None
-    starts, pieces = scan
-    found = each(list(map(one_word, pieces)))
-    left_end = bisect_left(starts, lo + OVERLAP) if lo > 0 else 0
-    return _Region(dict(zip(starts[:left_end], accumulate(map(len, found[:left_end]), initial=0))), [],
-                   sum(map(len, found)), None)
-
-
 def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool, scanner: Scanner | None = None) -> Any:
     """A whole segment's ids, or their number. Counting, a segment is scanned as a region
     is, without building its ids (the same count: see the module notes)."""
@@ -268,7 +258,7 @@ def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool, scanner: Scanner | N
         one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
         if one_word is not None and each is not None:
             region = _region_counted(scanner, seg.text, 0, 0, one_word, each)
-            if region is not None:
+            if region is not None:  # else through the pre-tokenizer, which handles gaps itself
                 return region.total
     out: list[int] = []
     tok._model_ids(seg.piece, seg.at_origin, out)
