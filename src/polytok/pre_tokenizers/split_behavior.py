@@ -97,16 +97,19 @@ def cut(text: str, spans: list[Span]) -> list[str]:
 class RegexSplitter:
     """Split at the matches of a compiled (onig-translated) pattern with a behaviour."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers", "_decided_within")
 
     def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
-                 always_covers: bool = False) -> None:
+                 always_covers: bool = False, decided_within: int | None = None) -> None:
         self.pattern = pattern
         self.behavior = behavior
         self.invert = invert
         self._findall = pattern.findall if pattern.groups == 0 else None
         # the caller's promise: every char is inside some non-empty match (GPT-2 pattern)
         self._always_covers = always_covers
+        # the caller's promise: the match found at a position and ending at ``e`` depends only on
+        # the text before ``e + decided_within`` (None: no such bound is known)
+        self._decided_within = decided_within
 
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
@@ -117,6 +120,11 @@ class RegexSplitter:
     def always_covers(self) -> bool:
         """True when the matches are known to tile any text with no empty one (see ``__init__``)."""
         return self._always_covers
+
+    @property
+    def decided_within(self) -> int | None:
+        """How far past a match's end the text can change it, when known (see ``__init__``)."""
+        return self._decided_within
 
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped)."""
