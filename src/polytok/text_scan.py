@@ -28,7 +28,7 @@ So a scan that must stop uses ``finditer`` and one that runs to the end uses
 Where the pattern's owner knows how far past a match's end the text can change it
 (`RegexSplitter.decided_within`: 2 chars for ByteLevel's own GPT-2 pattern), a scan
 stops with ``findall`` and an ``endpos`` instead, keeping only the matches that end
-that far before it (`Scanner._until_bounded`): on bench_code in 16 stopped scans,
+that far before it (`Scanner.pieces_until`): on bench_code in 16 stopped scans,
 0.16 s against 0.23-0.33 s through ``finditer`` (``findall`` to the end: 0.15 s).
 In a two-worker ``count`` of the bench texts, 37 % of the text is scanned
 by scans that stop.
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["Scanner", "scanner_for"]
 
 _SLICE = 4096  # match objects taken from finditer at a time
-_REACH = 256  # how far past its stop `Scanner._until_bounded` first lets a findall read
+_REACH = 256  # how far past its stop `Scanner.pieces_until` first lets a findall read
 _START, _END = methodcaller("start"), methodcaller("end")
 
 
@@ -70,7 +70,7 @@ class Scanner:
         # passes over the pieces were 5 % of a two-worker count's instructions (callgrind)
         self.covers = covers
         # with `covers`: how far past its end the text can change a match (`RegexSplitter`'s
-        # decided_within), which lets `until` stop a findall exactly (see `_until_bounded`)
+        # decided_within), which lets `until` stop a findall exactly (see `pieces_until`)
         self.decided_within = decided_within if covers else None
 
     def to_end(self, text: str, view: str, pos: int) -> tuple[list[int], list[str]] | None:
@@ -89,7 +89,7 @@ class Scanner:
     def until(self, text: str, view: str, pos: int, stop: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos`, up to the first that starts at `stop` or later."""
         if self.decided_within is not None:
-            return self._until_bounded(text, view, pos, stop, self.decided_within)
+            return self._until_bounded(text, view, pos, stop)
         matches: Iterator[Any] = self.native.finditer(view, pos)
         groups: list[str] = []
         first = last_end = -1
@@ -113,21 +113,31 @@ class Scanner:
             return self._until_spans(text, view, pos, stop)
         return starts, groups if view is text else [text[s:s + len(g)] for s, g in zip(starts, groups)]
 
-    def _until_bounded(self, text: str, view: str, pos: int, stop: int,
-                       within: int) -> tuple[list[int], list[str]]:
-        """`until` for a pattern whose matches tile the text and are decided within `within`
-        chars past their ends: ``findall`` with an ``endpos`` past `stop`, keeping the matches
-        that end at least `within` chars before it (exactly those of the scan over the whole
-        text, as are the matches before them); a match that reaches past that limit (a long
-        run of letters, say) is scanned again from the last match kept, with a farther end.
-        On bench_code with GPT-2's pattern this runs at ``findall``'s speed, where `finditer`
-        and its match objects took twice as long."""
+    def _until_bounded(self, text: str, view: str, pos: int, stop: int) -> tuple[list[int], list[str]]:
+        """`until` through `pieces_until`."""
+        pieces, _ = self.pieces_until(view, pos, stop)
+        starts = list(accumulate(map(len, pieces), initial=pos))
+        starts.pop()
+        return starts, pieces if view is text else [text[s:s + len(p)] for s, p in zip(starts, pieces)]
+
+    def pieces_until(self, view: str, pos: int, stop: int) -> tuple[list[str], int]:
+        """The pieces of `view` (not of the text, where they differ) that `until` gives, and where
+        the last one ends, for a pattern whose matches tile the text and are decided within
+        `decided_within` chars past their ends: ``findall`` with an ``endpos`` past `stop`,
+        keeping the matches that end at least that far before it (exactly those of the scan
+        over the whole text, as are the matches before them); a match that reaches past the
+        limit (a long run of letters, say) is scanned again from the last match kept, with a
+        farther end. On bench_code with GPT-2's pattern this runs at ``findall``'s speed,
+        where `finditer` and its match objects took twice as long."""
+        within = self.decided_within
+        assert within is not None, "pieces_until needs a pattern with decided_within"
         pieces: list[str] = []
         start, reach = pos, _REACH
         while True:
             end = stop + reach
             if end >= len(view):
                 pieces += self.native.findall(view, start)
+                start = len(view)
                 break
             found: list[str] = self.native.findall(view, start, end)
             kept, last = len(found), end  # the matches tile start..end: drop those ending too late
@@ -143,10 +153,10 @@ class Scanner:
             if start >= stop:
                 break
             reach *= 2
-        starts = list(accumulate(map(len, pieces), initial=pos))
-        cut = bisect_left(starts, stop, 0, len(pieces))
-        del starts[cut:], pieces[cut:]
-        return starts, pieces if view is text else [text[s:s + len(p)] for s, p in zip(starts, pieces)]
+        end = start  # of the last piece: drop those that start at `stop` or later
+        while pieces and end - len(pieces[-1]) >= stop:
+            end -= len(pieces.pop())
+        return pieces, end
 
     def _until_spans(self, text: str, view: str, pos: int, stop: int) -> tuple[list[int], list[str]] | None:
         """`until` from each match's span, for scans whose matches leave gaps."""
