@@ -91,3 +91,32 @@ def test_the_workers_words_come_back_into_this_process_cache(name):
     filled = len(caches[0])
     assert [tok.encode(t, add_special=False) for t in texts] == expected
     assert len(caches[0]) - filled < filled // 10  # the second pass found nearly every word cached
+
+
+def _square_or_fail(n: int) -> int:
+    if n == 3:
+        raise ValueError("three")
+    return n * n
+
+
+@pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
+def test_run_shared_gives_each_outcome_in_order_and_reaps_its_workers():
+    """Item 0 in this process, the others in forked children; an error comes back as its repr.
+    No child is left behind, running or unreaped."""
+    import os
+    import time
+
+    here = os.getpid()
+    assert parallel.run_shared(lambda n: (n, os.getpid() == here), [0, 1, 2]) == \
+        [(True, (0, True)), (True, (1, False)), (True, (2, False))]
+    outcomes = parallel.run_shared(_square_or_fail, [2, 3, 4])
+    assert outcomes[0] == (True, 4) and outcomes[2] == (True, 16)
+    assert outcomes[1][0] is False and "three" in outcomes[1][1]
+    deadline = time.monotonic() + 10
+    while True:
+        try:  # raises once this process has no child, running or not reaped (WNOWAIT: reaps none)
+            os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            break
+        assert time.monotonic() < deadline, "a run_shared worker was never reaped"
+        time.sleep(0.01)
