@@ -11,6 +11,12 @@ Two measurements per run, each in a fresh process so every run starts cold:
   first, then times what ``count`` does with them (``parallel_text.count_long``
   for W > 1, ``Tokenizer.encode`` per file for 1).
 
+A third, for scale: W copies of the one-worker count alone run at once, each in its own
+process (nothing shared, nothing to join). If each copy takes t instead of the lone
+run's t1, this host gives W × t1 / t of one core's throughput to W independent jobs:
+the most any sharing of one job can reach here (caches and memory are shared by the
+cores, and a shared host's other tenants take their part).
+
 Runs alternate between 1 and W workers; the table gives the best of ``--repeat``
 for each side and their ratio, and the median of the ratios of runs made one
 after the other, so a machine whose speed drifts (a shared host) or another
@@ -67,6 +73,19 @@ def count_alone(model: str, workers: int, files: list[str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def copies_at_once(model: str, workers: int, files: list[str]) -> float:
+    """The slowest count-alone time of `workers` one-worker children started together."""
+    procs = [subprocess.Popen([sys.executable, __file__, "--child", "1", "--model", model, *files],
+                              stdout=subprocess.PIPE, text=True, env=ENV) for _ in range(workers)]
+    times = []
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode:
+            raise SystemExit(f"a one-worker copy failed (exit status {proc.returncode})")
+        times.append(json.loads(out.strip().splitlines()[-1])["count"])
+    return max(times)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--model", default="gpt2")
@@ -83,6 +102,7 @@ def main() -> None:
         raise SystemExit(f"missing: {', '.join(missing)} (the bench texts are in ../shared/fixtures/texts)")
     sides = {1: {"end_to_end": [], "count": [], "load": []}, args.workers: {"end_to_end": [], "count": [], "load": []}}
     counts = {}
+    copies: list[float] = []
     for _ in range(args.repeat):
         for workers in (1, args.workers):
             wall, printed = end_to_end(args.model, workers, args.files)
@@ -91,6 +111,7 @@ def main() -> None:
             sides[workers]["count"].append(alone["count"])
             sides[workers]["load"].append(alone["load"])
             counts[workers] = (printed, alone["counts"])
+        copies.append(copies_at_once(args.model, args.workers, args.files))
     if len({json.dumps(c) for c in counts.values()}) != 1:
         raise SystemExit(f"the counts differ between 1 and {args.workers} workers: {counts}")
     best = {w: {k: min(v) for k, v in s.items()} for w, s in sides.items()}
@@ -102,11 +123,15 @@ def main() -> None:
         one, many = best[1][key], best[args.workers][key]
         pairs = sorted(a / b for a, b in zip(sides[1][key], sides[args.workers][key]))
         print(f"{label:12} {one:9.3f}s {many:9.3f}s {one / many:6.2f}x {pairs[len(pairs) // 2]:15.2f}x")
+    ceiling = sorted(args.workers * one / both for one, both in zip(sides[1]["count"], copies))
     print(f"{'load':12} {best[1]['load']:9.3f}s (in both)")
+    print(f"{args.workers} one-worker copies at once: slowest {min(copies):.3f}s (best), "
+          f"{args.workers} x 1 worker / copy = {args.workers * best[1]['count'] / min(copies):.2f}x (best), "
+          f"{ceiling[len(ceiling) // 2]:.2f}x (median of pairs): the most sharing can reach here")
     out = ROOT / "bench" / "results" / f"count-scaling-{time.strftime('%Y-%m-%d')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"model": args.model, "workers": args.workers, "files": args.files, "mb": mb,
-                               "runs": sides, "best": best}, indent=1))
+                               "runs": sides, "best": best, "copies_at_once": copies}, indent=1))
 
 
 if __name__ == "__main__":
