@@ -216,31 +216,33 @@ def test_a_scan_whose_matches_leave_gaps_is_counted_and_encoded_exactly(tmp_path
     assert parallel_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == list(map(len, expected))
 
 
-def gpt2_scan_text(seed: int) -> str:
-    """Contractions, whitespace runs, long letter runs and edge texts, in random order: what
-    a findall cut short near a match's end would read differently (``'ll`` seen as ``'l``,
-    a space run seen to the end without the char after it, a word seen without its tail)."""
+def scan_text(seed: int) -> str:
+    """Contractions, runs of white space and line breaks, long letter runs and edge texts, in
+    random order: what a findall cut short near a match's end would read differently (``'ll``
+    seen as ``'l``, a space run seen to the end without the char after it, a word seen
+    without its tail, ``\\n  \\n`` seen without its second line break)."""
     rng = random.Random(seed)
-    bits = ["we'll", "they're", "'ve", "'d", "x'", "'", "   ", "\n\n  ", " \t ", "a" * 700, " " * 300,
-            "12345", "!!!", "é", "日本語", " word", *edge_texts()[:40]]
+    bits = ["we'll", "they're", "WE'RE", "'ve", "'d", "x'", "'", "   ", "\n\n  ", " \t ", "\n  \n", "\n\t\t\n   ",
+            "\r\n    \r\n", "x!\n\n", "a" * 700, " " * 300, "12345", "!!!", "é", "日本語", " word",
+            *edge_texts()[:40]]
     return "".join(rng.choice(bits) for _ in range(600))
 
 
-@pytest.mark.parametrize("reach", [1, 2, 3, 7, 256])
-def test_a_gpt2_scan_stopped_short_gives_the_pieces_of_the_whole_text(monkeypatch, reach):
-    """ByteLevel's own pattern is decided within 2 chars of a match's end, so `Scanner.until`
-    runs ``findall`` with an end position a little past the stop and keeps the matches that end
-    2 chars before it: the starts and pieces must be HF's pre-tokenizer's, for every stop."""
-    from tokenizers import pre_tokenizers
-
+@pytest.mark.parametrize("name", ["gpt2", "llama3", "qwen3"])
+@pytest.mark.parametrize("reach", [1, 3, 256])
+def test_a_scan_stopped_short_gives_the_pieces_of_the_whole_text(monkeypatch, name, reach):
+    """ByteLevel's own pattern is decided within 2 chars of a match's end, Llama 3's and Qwen2's
+    too but for the runs of white space their matches read whole, so `Scanner.until` runs
+    ``findall`` with an end position a little past the stop and keeps the matches that end 2
+    chars before it (and, for the latter two, that start before the run of white space ending
+    there): the starts and pieces must be HF's pre-tokenizer's, for every stop."""
     monkeypatch.setattr(text_scan, "_REACH", reach)
-    ref = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    tok = polytok.load("gpt2")
+    ref, tok = reference_pair(name)
     scanner = parallel_text.scanner_for(tok)
-    assert scanner is not None and scanner.decided_within == 2
-    for seed in range(3):
-        text = gpt2_scan_text(seed)
-        spans = [span for _, span in ref.pre_tokenize_str(text)]
+    assert scanner is not None and scanner.decided_within == 2 and scanner.reads_space_runs == (name != "gpt2")
+    for seed in range(2):
+        text = scan_text(seed)
+        spans = [span for _, span in ref.pre_tokenizer.pre_tokenize_str(text)]
         view = scanner.view(text)
         for first in range(0, len(spans), 97):  # scans start at true piece starts
             pos = spans[first][0]
@@ -250,13 +252,14 @@ def test_a_gpt2_scan_stopped_short_gives_the_pieces_of_the_whole_text(monkeypatc
                 assert list(zip(starts, pieces)) == wanted, (seed, pos, stop)
 
 
+@pytest.mark.parametrize("name", ["gpt2", "llama3"])
 @pytest.mark.parametrize("workers", [2, 3])
-def test_gpt2_shares_stopped_short_give_the_reference_ids(monkeypatch, workers):
+def test_shares_stopped_short_give_the_reference_ids(monkeypatch, name, workers):
     """The same through `encode_long` and `count_long`, with seams everywhere."""
-    ref, tok = small_regions(monkeypatch, "gpt2")
+    ref, tok = small_regions(monkeypatch, name)
     monkeypatch.setattr(text_scan, "_REACH", 3)
     monkeypatch.setattr(parallel_text, "CHUNKS", 24)
-    texts = [gpt2_scan_text(7), gpt2_scan_text(8)]
+    texts = [scan_text(7), scan_text(8)]
     expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
     assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
     assert parallel_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == \

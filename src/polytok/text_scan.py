@@ -41,6 +41,8 @@ from itertools import accumulate, islice
 from operator import eq, methodcaller
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+import regex
+
 from .pre_tokenizers.byte_level import ByteLevel
 from .pre_tokenizers.sequence import Sequence
 from .pre_tokenizers.split import Split
@@ -55,6 +57,9 @@ __all__ = ["Scanner", "scanner_for"]
 _SLICE = 4096  # match objects taken from finditer at a time
 _REACH = 256  # how far past its stop `Scanner.pieces_until` first lets a findall read
 _START, _END = methodcaller("start"), methodcaller("end")
+# the run of white space that ends at a position, matched backwards from it (``\s`` as the
+# translated patterns have it: same engine, same flags)
+_SPACE_RUN_BEFORE = regex.compile(r"(?r)\s*", regex.MULTILINE)
 
 
 class Scanner:
@@ -62,7 +67,7 @@ class Scanner:
 
     def __init__(self, native: Any, view: Callable[[str], str], gaps: bool,
                  mapped: Callable[[str], str] | None, rest: list[Any], prefix_space: bool = False,
-                 covers: bool = False, decided_within: int | None = None) -> None:
+                 covers: bool = False, decided_within: int | None = None, reads_space_runs: bool = False) -> None:
         self.native, self.view, self.gaps, self.mapped, self.rest = native, view, gaps, mapped, rest
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
         # the pattern's matches tile any text and are never empty (`RegexSplitter`'s always_covers,
@@ -72,6 +77,7 @@ class Scanner:
         # with `covers`: how far past its end the text can change a match (`RegexSplitter`'s
         # decided_within), which lets `until` stop a findall exactly (see `pieces_until`)
         self.decided_within = decided_within if covers else None
+        self.reads_space_runs = reads_space_runs  # `RegexSplitter`'s: see `pieces_until`
 
     def to_end(self, text: str, view: str, pos: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos` to the end; None where a scan meets an
@@ -127,8 +133,12 @@ class Scanner:
         keeping the matches that end at least that far before it (exactly those of the scan
         over the whole text, as are the matches before them); a match that reaches past the
         limit (a long run of letters, say) is scanned again from the last match kept, with a
-        farther end. On bench_code with GPT-2's pattern this runs at ``findall``'s speed,
-        where `finditer` and its match objects took twice as long."""
+        farther end. Where a match may also read the whole run of white space that starts
+        where it does (`reads_space_runs`: Llama 3's and Qwen2's ``\\s*[\\r\\n]+``), the matches
+        that start in the run of white space ending at the end position are dropped too: a run
+        that starts before it ends before it, at a char that is not white space. On bench_code
+        with GPT-2's pattern this runs at ``findall``'s speed, where `finditer` and its match
+        objects took twice as long."""
         within = self.decided_within
         assert within is not None, "pieces_until needs a pattern with decided_within"
         pieces: list[str] = []
@@ -140,8 +150,9 @@ class Scanner:
                 start = len(view)
                 break
             found: list[str] = self.native.findall(view, start, end)
+            spaces = _space_run_start(view, start, end) if self.reads_space_runs else end
             kept, last = len(found), end  # the matches tile start..end: drop those ending too late
-            while kept and last > end - within:
+            while kept and (last > end - within or last - len(found[kept - 1]) >= spaces):
                 kept -= 1
                 last -= len(found[kept])
             del found[kept:]
@@ -200,6 +211,12 @@ class Scanner:
         return mapped if mapped is not None else (lambda piece: piece)
 
 
+def _space_run_start(view: str, start: int, end: int) -> int:
+    """Where the run of white space that ends at `end` starts (`end` if there is none), not before `start`."""
+    found = _SPACE_RUN_BEFORE.match(view, start, end)
+    return end if found is None else found.start()
+
+
 def _with_gaps(starts: list[int], ends: list[int], pos: int, stop: int, follows: int) -> tuple[list[int], list[int]]:
     """An ``isolated`` split's pieces: the matches and the text between them; a final gap
     that starts before `stop` runs to `follows`, where the next match starts."""
@@ -245,10 +262,10 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     else:
         return None
     covers = gaps and splitter.always_covers
-    within = splitter.decided_within
+    within, space_runs = splitter.decided_within, splitter.reads_space_runs
     pattern = splitter.pattern
     if isinstance(pattern, OnigPattern):
         if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
             return None
-        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, within)
-    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, within)
+        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, within, space_runs)
+    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, within, space_runs)

@@ -97,10 +97,12 @@ def cut(text: str, spans: list[Span]) -> list[str]:
 class RegexSplitter:
     """Split at the matches of a compiled (onig-translated) pattern with a behaviour."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers", "_decided_within")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers", "_decided_within",
+                 "_reads_space_runs")
 
     def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
-                 always_covers: bool = False, decided_within: int | None = None) -> None:
+                 always_covers: bool = False, decided_within: int | None = None,
+                 reads_space_runs: bool = False) -> None:
         self.pattern = pattern
         self.behavior = behavior
         self.invert = invert
@@ -110,6 +112,9 @@ class RegexSplitter:
         # the caller's promise: the match found at a position and ending at ``e`` depends only on
         # the text before ``e + decided_within`` (None: no such bound is known)
         self._decided_within = decided_within
+        # with decided_within: a match may also read the whole run of white space (``\\s``) that
+        # starts where it does, and the char after that run, however far that is
+        self._reads_space_runs = reads_space_runs
 
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
@@ -125,6 +130,11 @@ class RegexSplitter:
     def decided_within(self) -> int | None:
         """How far past a match's end the text can change it, when known (see ``__init__``)."""
         return self._decided_within
+
+    @property
+    def reads_space_runs(self) -> bool:
+        """Whether a match may also read a whole run of white space past `decided_within` (see ``__init__``)."""
+        return self._reads_space_runs
 
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped)."""
