@@ -26,7 +26,7 @@ slice). Two ways to run one, measured on GPT-2's pattern over bench_en (1.9 MB,
 So a scan that must stop uses ``finditer`` and one that runs to the end uses
 ``findall``; `parallel_text` arranges for one region per seam to need the former.
 Where the pattern's owner knows how far past a match's end the text can change it
-(`RegexSplitter.decided_within`: 2 chars for ByteLevel's own GPT-2 pattern, and for
+(`split_behavior.KnownPattern`: 2 chars for ByteLevel's own GPT-2 pattern, and for
 Llama 3's and Qwen2's but for the runs of white space they read whole), a scan
 stops with ``findall`` and an ``endpos`` instead, keeping only the matches that end
 that far before it (`Scanner.pieces_until`): on bench_code in 16 stopped scans,
@@ -47,7 +47,7 @@ import regex
 from .pre_tokenizers.byte_level import ByteLevel
 from .pre_tokenizers.sequence import Sequence
 from .pre_tokenizers.split import Split
-from .pre_tokenizers.split_behavior import RegexSplitter
+from .pre_tokenizers.split_behavior import KnownPattern, RegexSplitter
 from .regex_dialect import OnigPattern
 
 if TYPE_CHECKING:
@@ -68,17 +68,17 @@ class Scanner:
 
     def __init__(self, native: Any, view: Callable[[str], str], gaps: bool,
                  mapped: Callable[[str], str] | None, rest: list[Any], prefix_space: bool = False,
-                 covers: bool = False, decided_within: int | None = None, reads_space_runs: bool = False) -> None:
+                 covers: bool = False, known: KnownPattern | None = None) -> None:
         self.native, self.view, self.gaps, self.mapped, self.rest = native, view, gaps, mapped, rest
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
         # the pattern's matches tile any text and are never empty (`RegexSplitter`'s always_covers,
         # known for ByteLevel's own pattern), so a findall needs neither check below: the two
         # passes over the pieces were 5 % of a two-worker count's instructions (callgrind)
         self.covers = covers
-        # with `covers`: how far past its end the text can change a match (`RegexSplitter`'s
-        # decided_within), which lets `until` stop a findall exactly (see `pieces_until`)
-        self.decided_within = decided_within if covers else None
-        self.reads_space_runs = reads_space_runs  # `RegexSplitter`'s: see `pieces_until`
+        # with `covers`: how far past its end the text can change a match (`KnownPattern`), which
+        # lets `until` stop a findall exactly (see `pieces_until`)
+        self.decided_within = known.decided_within if covers and known is not None else None
+        self.reads_space_runs = known is not None and known.reads_space_runs
 
     def to_end(self, text: str, view: str, pos: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos` to the end; None where a scan meets an
@@ -263,10 +263,9 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     else:
         return None
     covers = gaps and splitter.always_covers
-    within, space_runs = splitter.decided_within, splitter.reads_space_runs
     pattern = splitter.pattern
     if isinstance(pattern, OnigPattern):
         if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
             return None
-        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, within, space_runs)
-    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, within, space_runs)
+        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.known)
+    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, splitter.known)

@@ -36,7 +36,7 @@ from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex_dialect import compile_onig
-from .split_behavior import RegexSplitter
+from .split_behavior import KnownPattern, RegexSplitter
 
 # upstream (byte_level.rs, RE)
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -45,13 +45,14 @@ GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s
 # that matches at a position is still the match. compile_onig leaves the rest unchanged.
 _GPT2_FACTORED = r"'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
-# How far past its end the text decides a match of the GPT-2 pattern (`text_scan` stops scans
-# with it). Every alternative reads one run: the contractions at most 3 chars; the letter,
-# number and other-symbol runs up to the first char outside the run, which is where the match
-# ends; ``\s+(?!\S)`` the whitespace run and the char after it, one past the match's end. The
+# What is proven of the GPT-2 pattern (`text_scan` stops scans with it). Its letter, number,
+# ``[^\s\p{L}\p{N}]`` and ``\s`` alternatives partition all chars, so the matches tile any
+# text. Every alternative reads one run: the contractions at most 3 chars; the letter, number
+# and other-symbol runs up to the first char outside the run, which is where the match ends;
+# ``\s+(?!\S)`` the whitespace run and the char after it, one past the match's end. The
 # alternatives tried before the one that matches read no further. So a match ending at ``e``
 # is the same in any text that agrees before ``e + 2``.
-_GPT2_DECIDED_WITHIN = 2
+_GPT2_KNOWN = KnownPattern(decided_within=2)
 _BYTE_TABLE = tuple(BYTES_TO_CHARS)  # str.translate table, indexed by a latin-1 char's ordinal
 _CACHE_LIMIT = 1 << 16
 
@@ -94,8 +95,7 @@ class ByteLevel:
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
         self.splits_pieces = use_regex
-        self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", always_covers=True,
-                                       decided_within=_GPT2_DECIDED_WITHIN)
+        self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", known=_GPT2_KNOWN)
         self._mapped = _ByteLevelCache().__getitem__
 
     @classmethod

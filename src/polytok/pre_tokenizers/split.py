@@ -27,11 +27,11 @@ from typing import Any, Literal
 
 from .._config import required
 from ..regex_dialect import Pattern, compile_literal, compile_onig, read_pattern
-from .split_behavior import Behavior, RegexSplitter, SplittingPreTokenizer, behavior_from_config
+from .split_behavior import Behavior, KnownPattern, RegexSplitter, SplittingPreTokenizer, behavior_from_config
 
 
 # Patterns known by heart, as tokenizer.json files spell them, and what `text_scan` may assume
-# of them (`RegexSplitter`'s always_covers, decided_within, reads_space_runs): Llama 3's and
+# of their isolated splits (`split_behavior.KnownPattern`): Llama 3's and
 # Qwen2's (Qwen3's too), which differ only in ``\p{N}{1,3}`` / ``\p{N}``:
 # - every char is a letter, a digit, white space or none of these, and some alternative matches
 #   a non-empty run of each kind, so the matches tile any text;
@@ -44,7 +44,7 @@ from .split_behavior import Behavior, RegexSplitter, SplittingPreTokenizer, beha
 #   line break, however many spaces follow it.
 _LLAMA3 = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN2 = _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}", 1)
-_KNOWN_ISOLATED = {_LLAMA3: (True, 2, True), _QWEN2: (True, 2, True)}
+_KNOWN_ISOLATED = dict.fromkeys((_LLAMA3, _QWEN2), KnownPattern(decided_within=2, reads_space_runs=True))
 
 
 class Split(SplittingPreTokenizer):
@@ -73,12 +73,7 @@ class Split(SplittingPreTokenizer):
             compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
         known = (_KNOWN_ISOLATED.get(pattern) if is_regex and dialect == "onig" and behavior == "isolated"
                  and not invert else None)
-        if known is not None:
-            covers, within, space_runs = known
-            self._splitter = RegexSplitter(compiled, behavior, invert, always_covers=covers,
-                                           decided_within=within, reads_space_runs=space_runs)
-        else:
-            self._splitter = RegexSplitter(compiled, behavior, invert)
+        self._splitter = RegexSplitter(compiled, behavior, invert, known)
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Split":

@@ -24,7 +24,7 @@ the same rule:
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import regex
 
@@ -94,27 +94,29 @@ def cut(text: str, spans: list[Span]) -> list[str]:
     return [text[s:e] for s, e in spans if e > s]
 
 
+class KnownPattern(NamedTuple):
+    """What the owner of a pattern (ByteLevel, a known Split) has proven of its isolated split,
+    for `polytok.text_scan`: its matches tile any text with no empty one, and the match found
+    at a position and ending at ``e`` depends only on the text before ``e + decided_within``,
+    and, with `reads_space_runs`, on the whole run of white space (``\\s``) that starts where
+    the match does and the char after that run, however far that is."""
+
+    decided_within: int
+    reads_space_runs: bool = False
+
+
 class RegexSplitter:
     """Split at the matches of a compiled (onig-translated) pattern with a behaviour."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "_always_covers", "_decided_within",
-                 "_reads_space_runs")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "known")
 
     def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
-                 always_covers: bool = False, decided_within: int | None = None,
-                 reads_space_runs: bool = False) -> None:
+                 known: KnownPattern | None = None) -> None:
         self.pattern = pattern
         self.behavior = behavior
         self.invert = invert
         self._findall = pattern.findall if pattern.groups == 0 else None
-        # the caller's promise: every char is inside some non-empty match (GPT-2 pattern)
-        self._always_covers = always_covers
-        # the caller's promise: the match found at a position and ending at ``e`` depends only on
-        # the text before ``e + decided_within`` (None: no such bound is known)
-        self._decided_within = decided_within
-        # with decided_within: a match may also read the whole run of white space (``\\s``) that
-        # starts where it does, and the char after that run, however far that is
-        self._reads_space_runs = reads_space_runs
+        self.known = known  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
 
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
@@ -123,18 +125,8 @@ class RegexSplitter:
 
     @property
     def always_covers(self) -> bool:
-        """True when the matches are known to tile any text with no empty one (see ``__init__``)."""
-        return self._always_covers
-
-    @property
-    def decided_within(self) -> int | None:
-        """How far past a match's end the text can change it, when known (see ``__init__``)."""
-        return self._decided_within
-
-    @property
-    def reads_space_runs(self) -> bool:
-        """Whether a match may also read a whole run of white space past `decided_within` (see ``__init__``)."""
-        return self._reads_space_runs
+        """True when the matches are known to tile any text with no empty one (see `KnownPattern`)."""
+        return self.known is not None
 
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped)."""
@@ -143,7 +135,7 @@ class RegexSplitter:
         behavior = self.behavior
         if behavior == "isolated" and not self.invert:
             found = self._matches(text)
-            if self._always_covers or ("" not in found and sum(map(len, found)) == len(text)):
+            if self.known is not None or ("" not in found and sum(map(len, found)) == len(text)):
                 return found
         elif behavior == "removed" and self.invert:
             found = self._matches(text)
