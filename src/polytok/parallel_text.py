@@ -205,16 +205,13 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
     `view` is ``scanner.view(seg.text)``."""
     text = seg.text
     pos = max(0, lo - OVERLAP)
-    to_end = hi == len(text)
-    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
-    if not want_ids and view is text and one_word is not None and each is not None:
-        counted = _region_counted(scanner, text, lo, hi, pos, one_word, each)
-        if counted is not None:
-            return counted
-    scan = scanner.to_end(text, view, pos) if to_end else scanner.until(text, view, pos, hi + OVERLAP)
+    if not want_ids and (counted := _counted(tok, scanner, text, view, lo, hi)) is not None:
+        return counted
+    scan = scanner.to_end(text, view, pos) if hi == len(text) else scanner.until(text, view, pos, hi + OVERLAP)
     if scan is None:
         return None
     starts, pieces = scan
+    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
     if one_word is not None and each is not None:  # the usual case, in bulk: the loops run in C
         found = each(list(map(one_word, pieces)))
     else:
@@ -226,6 +223,15 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
     return _Region(dict(zip(starts[:left_end], before[:left_end])),
                    list(zip(starts[right_from:], before[right_from:])), before[-1],
                    array("q", chain.from_iterable(found)) if want_ids else None)
+
+
+def _counted(tok: "Tokenizer", scanner: Scanner, text: str, view: str, lo: int, hi: int) -> _Region | None:
+    """`_region_counted` where the pipeline allows it (each piece one word, a model that takes
+    words in bulk, a view that is the text itself), else None."""
+    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
+    if view is not text or one_word is None or each is None:
+        return None
+    return _region_counted(scanner, text, lo, hi, max(0, lo - OVERLAP), one_word, each)
 
 
 def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one_word: Callable[[str], str],
@@ -274,12 +280,10 @@ def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one
 def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool, scanner: Scanner | None = None) -> Any:
     """A whole segment's ids, or their number. Counting, a segment is scanned as a region
     is, without building its ids (the same count: see the module notes)."""
-    if not want_ids and scanner is not None and scanner.view(seg.text) is seg.text:
-        one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
-        if one_word is not None and each is not None:
-            region = _region_counted(scanner, seg.text, 0, len(seg.text), 0, one_word, each)
-            if region is not None:  # else through the pre-tokenizer, which handles gaps itself
-                return region.total
+    if not want_ids and scanner is not None:
+        region = _counted(tok, scanner, seg.text, scanner.view(seg.text), 0, len(seg.text))
+        if region is not None:  # else through the pre-tokenizer, which handles gaps itself
+            return region.total
     out: list[int] = []
     tok._model_ids(seg.piece, seg.at_origin, out)
     return array("q", out) if want_ids else len(out)
