@@ -79,8 +79,9 @@ def _drain(read_end: int, number: int, arrived: "queue.Queue[tuple[int, Any]]") 
     try:
         with os.fdopen(read_end, "rb") as pipe:
             while len(head := pipe.read(_LENGTH.size)) == _LENGTH.size:
-                body = pipe.read(_LENGTH.unpack(head)[0])
-                if len(body) != _LENGTH.unpack(head)[0]:
+                (size,) = _LENGTH.unpack(head)
+                body = pipe.read(size)
+                if len(body) != size:
                     break
                 arrived.put((number, pickle.loads(body)))
     finally:
@@ -134,8 +135,8 @@ def _collect(fn: Callable[[Any], Any], rest: Sequence[Any], start: int, claims: 
         """Takes one child's message; 1 if it was the child's end."""
         if message[1] is None:
             return 1
-        index, outcome = message[1]
-        ready[index] = outcome
+        index, result = message[1]
+        ready[index] = result
         return 0
 
     while wanted < len(rest):
