@@ -8,7 +8,7 @@ tokenizer is loaded exactly as the benchmark loads it, then the corpus is encode
 once (cold) — and again, profiled, with ``--warm``; ``--lines`` encodes its lines
 as one batch in this process. Prints the functions that took the most time of
 their own (cProfile ``tottime``) with their share of the whole, the numbers the
-README's notes on rows below 1.0 quote. cProfile adds its own cost per Python
+notes on rows below 1.0 in bench/README.md quote. cProfile adds its own cost per Python
 call, so shares of many small calls read high.
 """
 

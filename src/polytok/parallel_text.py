@@ -36,7 +36,7 @@ same ids, slower.
 Measured: an earlier design cut every long text into 2 × workers + 1 regions,
 each scanned with ``finditer`` in a Python loop, with every worker's caches
 filling on every file: two workers were no faster than one process. The
-numbers for this one are in the README (`polytok count`).
+numbers for this one are in bench/README.md (`polytok count` on every core).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ documents share words, so the workers' caches overlap less; the runs shrink to
 one split at the end, so the workers finish together). Measured with
 bench/corpus.py's single runs interleaved on 2 cores, as a share of twice one
 process: one split at a time through a `multiprocessing` pool, 0.79 (median of
-6 rounds) and 0.73 (best); runs of a fixed size, 0.91 and 0.82; the README has
+6 rounds) and 0.73 (best); runs of a fixed size, 0.91 and 0.82; bench/README.md has
 the numbers for this scheme.
 
 Where ``fork`` is not safe (`parallel.can_fork`: no fork, or other threads
