@@ -141,11 +141,19 @@ _UNSET = object()
 
 
 def merge_fields(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """A singular message seen twice: later scalars win, repeated fields append (protobuf MergeFrom)."""
-    out = dict(old)
+    """A singular message seen twice: later scalars win, repeated fields append (protobuf MergeFrom).
+
+    `old` is updated in place and returned: a file may repeat a message thousands of
+    times, and copying the fields gathered so far at each repeat would make loading
+    quadratic in the file's length.
+    """
     for name, value in new.items():
-        out[name] = out[name] + value if isinstance(value, list) and isinstance(out.get(name), list) else value
-    return out
+        kept = old.get(name)
+        if isinstance(value, list) and isinstance(kept, list):
+            kept.extend(value)
+        else:
+            old[name] = value
+    return old
 
 
 def _read_value(data: bytes, pos: int, end: int, field: Field, file: str | None, where: str,
