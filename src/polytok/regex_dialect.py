@@ -34,14 +34,14 @@ The view is made only when such a character is present.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, TypeAlias
 
 import regex
 
 from . import onig_classes
 from .errors import FormatError
-from .regex_guard import bounded_call, needs_bound
+from .regex_guard import bounded_call, budget, needs_bound
 
 
 def _members(ranges: tuple[tuple[int, int], ...]) -> str:
@@ -206,17 +206,24 @@ def match_spans(pattern: "OnigPattern | regex.Pattern[str]", text: str) -> list[
     """
     if not text:
         return []
-    spans: list[tuple[int, int]] = []
-    pos, last_end, n = 0, -1, len(text)
     if isinstance(pattern, OnigPattern):
+        # subtle: the view is made once for the whole walk, and a risky pattern's searches
+        # share one deadline (regex_guard.budget): a view or a fresh bound per match made
+        # the walk quadratic in time and unbounded as a whole
+        view = pattern.view(text)
         if pattern.bounded:
-            search: Any = pattern.search
-        else:
-            text, search = pattern.view(text), pattern.native.search
-    else:
-        search = pattern.search
+            with budget(len(text)):
+                return _spans(partial(bounded_call, pattern.native.search, pattern.pattern, view), len(text))
+        return _spans(partial(pattern.native.search, view), len(text))
+    return _spans(partial(pattern.search, text), len(text))
+
+
+def _spans(search: Any, n: int) -> list[tuple[int, int]]:
+    """onig's ``find_iter`` walk over a text of `n` characters; `search(pos)` finds the next match."""
+    spans: list[tuple[int, int]] = []
+    pos, last_end = 0, -1
     while pos <= n:
-        m = search(text, pos)
+        m = search(pos)
         if m is None:
             break
         s, e = m.span()

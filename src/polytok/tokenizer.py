@@ -40,6 +40,7 @@ from .normalized import NormalizedString
 from .normalizers import Normalizer
 from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
+from .regex_guard import budget
 from .special import AddedToken, AddedVocabulary, SpecialTokens
 from .truncation import Padding, Truncation
 
@@ -80,6 +81,12 @@ def _policy(special: SpecialTokens | str) -> bool:
         return SpecialTokens(special) is SpecialTokens.PARSE
     except ValueError:
         raise PolytokError(f"special must be 'parse' or 'text' (polytok.SpecialTokens), not {special!r}") from None
+
+
+def _n_chars(text: Any, pair: Any) -> int:
+    """Characters of an input and its pair (a list of pre-split words counts each word)."""
+    return sum(len(t) if isinstance(t, str) else sum(len(w) for w in t if isinstance(w, str))
+               if isinstance(t, list) else 0 for t in (text, pair))
 
 
 def _reads_origin(pre_tokenizer: Any) -> bool:
@@ -193,7 +200,7 @@ class Tokenizer:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse = _policy(self.default_special if special is None else special)
         try:
-            with paused():  # see the module notes
+            with paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
                 ids_a = self._sequence_ids(text, parse)
                 ids_b = self._sequence_ids(pair, parse) if pair is not None else None
                 return self._finish_ids(ids_a, ids_b, add_special)
@@ -338,7 +345,7 @@ class Tokenizer:
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
         try:
-            with paused():  # see the module notes
+            with paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
                 enc_a = self._sequence_encoding(text, parse, 0)
                 enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
