@@ -30,6 +30,12 @@ Performance notes (CPython 3.11, GPT-2 merges, unique words of English text):
   repeat(no_rank))`` is 1.5x faster than a comprehension.
 * The scan beats the heap up to about 48 symbols (measured on CJK runs of
   Qwen3's byte-level vocabulary); above that its quadratic cost shows.
+
+`BLOCKED` and `write_blocked` serve the model's ``unknown_chars="block"``
+(llama.cpp's rule, see `polytok.models.bpe`): a character with no token enters
+the loops as the id `BLOCKED`, which no pair of the rank dict holds, so both
+loops leave it alone and never merge across it; `write_blocked` then puts
+what llama.cpp writes for it in its place.
 """
 
 from __future__ import annotations
@@ -38,6 +44,10 @@ import random
 from heapq import heapify, heappop, heappush
 from itertools import repeat
 from typing import Any
+
+from ..errors import not_utf8
+
+BLOCKED = -1  # a character with no token, kept as a symbol no merge takes in (unknown_chars="block")
 
 
 def merge_scan(ids: list[int], rank_of: Any, results: list[int], no_rank: int) -> list[int]:
@@ -105,3 +115,48 @@ def merge_heap(ids: list[int], lengths: list[int], rank_of: Any, results: list[i
                 heappush(heap, (rank, previous, results[rank]))
     kept = [i for i in range(count) if lengths[i]]
     return [ids[i] for i in kept], [lengths[i] for i in kept]
+
+
+def write_blocked(ids: list[int], word: str, vocab: dict[str, int],
+                  byte_ids: list[int | None] | None) -> list[int]:
+    """`ids` with each `BLOCKED` symbol, in order, replaced as llama.cpp writes the next unknown character of `word`.
+
+    llama-vocab.cpp ``llm_tokenizer_bpe_session::tokenize`` (the loop that writes the ids) looks a
+    symbol with no token up byte by byte: the ``<0xHH>`` token of each UTF-8 byte that has one when
+    the vocabulary is not byte-encoded (`byte_ids`), else the one-byte text, which no entry of a
+    byte-level vocabulary spells (an ASCII byte is the missing character itself; a lone byte of a
+    longer character is not UTF-8, and GGUF strings are). Bytes without a token write nothing.
+    """
+    if BLOCKED not in ids:
+        return ids
+    if byte_ids is None:
+        return [i for i in ids if i != BLOCKED]
+    get = vocab.get
+    unknown = iter([ch for ch in word if get(ch) is None])
+    written: list[int] = []
+    for i in ids:
+        if i != BLOCKED:
+            written.append(i)
+        else:
+            written += spell_bytes(next(unknown), byte_ids)
+    return written
+
+
+def write_blocked_spans(spans: list[tuple[int, int, int]], word: str,
+                        byte_ids: list[int | None] | None) -> list[tuple[int, int, int]]:
+    """`write_blocked` for ``(id, start, end)`` spans over `word`: a byte token spans the character it spells."""
+    written = []
+    for i, start, end in spans:
+        if i != BLOCKED:
+            written.append((i, start, end))
+        elif byte_ids is not None:
+            written += [(b, start, end) for b in spell_bytes(word[start], byte_ids)]
+    return written
+
+
+def spell_bytes(ch: str, byte_ids: list[int | None]) -> list[int]:
+    """The ``<0xHH>`` ids of the UTF-8 bytes of `ch` that have one (the others are left out)."""
+    try:
+        return [i for i in map(byte_ids.__getitem__, ch.encode()) if i is not None]
+    except UnicodeEncodeError as exc:
+        raise not_utf8(exc) from None

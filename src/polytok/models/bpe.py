@@ -16,6 +16,7 @@ Tokenizing a word (one pre-token):
   with ``fuse_unk``); with ``unk_token`` null it is silently dropped.
   subtle: HF appends byte-fallback tokens *before* a still-pending unk symbol,
   so ``"éx"`` (é unknown, x byte-fallback) comes out as ``<0x78>, <unk>``.
+  That is ``unknown_chars="drop"``; llama.cpp keeps the character (below).
 * Symbols merge by rank, lowest first, leftmost first among equals (see
   `_bpe_word` for the exact rule).
 * ``dropout`` p: each merge candidate is skipped with probability p; the
@@ -48,6 +49,16 @@ Performance:
   ``ignore_merges`` (a chunk could be a whole-word hit) and dropout.
 * The pair -> rank dict is built on first use (a third of the load time).
 
+``unknown_chars`` -- when a character missing from the vocabulary leaves the word:
+
+* ``"drop"`` (HF tokenizers, ``BPE::merge_word``; ``tokenizer.json``): before
+  merging, as above, so its neighbours may merge across it.
+* ``"block"`` (llama.cpp, llama-cpp-python 0.3.36 src/llama-vocab.cpp
+  ``llm_tokenizer_bpe_session::tokenize``; GGUF): it stays a symbol that no
+  merge takes in or crosses; only the writing of the ids drops it, or spells
+  its bytes (`_bpe_word`'s notes). Merges ``a b``, ``ab c`` and no ``x``:
+  ``"axbc"`` is ``abc`` by "drop", ``a``, ``b``, ``c`` by "block".
+
 ``merge_priority`` -- which pairs merge, and in what order:
 
 * ``"merges"`` (HF tokenizers, llama.cpp): only the pairs listed in ``merges``
@@ -79,7 +90,7 @@ from .._config import join, optional, required
 from .._gc import paused
 from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
-from ._bpe_word import merge_heap, merge_scan
+from ._bpe_word import BLOCKED, merge_heap, merge_scan, write_blocked, write_blocked_spans
 from ._cache import WordCache
 from ._vocab import VocabLookup, byte_spans_to_chars, invert, read_vocab, utf8_len
 
@@ -105,6 +116,9 @@ class BPE(VocabLookup):
         merge_priority: ``"merges"`` (HF, default): the listed pairs merge, by line;
             ``"token_id"`` (tiktoken): a pair whose concatenation is an entry merges,
             that entry's id is its rank; `merges` must then be empty (see the module notes).
+        unknown_chars: ``"drop"`` (HF, default): a character missing from the vocabulary
+            leaves the word before merging; ``"block"`` (llama.cpp): it stays a symbol no
+            merge crosses until the ids are written (see the module notes).
 
     Raises:
         FormatError: a merge token is missing from the vocabulary (`UnknownMergeToken`),
@@ -115,15 +129,23 @@ class BPE(VocabLookup):
                  dropout: float | None = None, unk_token: str | None = None,
                  continuing_subword_prefix: str | None = None, end_of_word_suffix: str | None = None,
                  fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False,
-                 merge_priority: Literal["merges", "token_id"] = "merges") -> None:
+                 merge_priority: Literal["merges", "token_id"] = "merges",
+                 unknown_chars: Literal["drop", "block"] = "drop") -> None:
         if merge_priority not in ("merges", "token_id"):
             raise ValueError(f"merge_priority must be 'merges' or 'token_id', not {merge_priority!r}")
         if merge_priority == "token_id" and merges:
             raise ValueError("merge_priority='token_id' takes no merges list (the vocabulary ranks the pairs)")
+        if unknown_chars not in ("drop", "block"):
+            raise ValueError(f"unknown_chars must be 'drop' or 'block', not {unknown_chars!r}")
+        if unknown_chars == "block" and (unk_token is not None or fuse_unk or continuing_subword_prefix
+                                         or end_of_word_suffix or merge_priority != "merges"):
+            raise ValueError("unknown_chars='block' (llama.cpp's rule) takes no unk_token, fuse_unk, affix or"
+                             " merge_priority='token_id'")
         self._setup(vocab, [a for a, _ in merges], [b for _, b in merges], dropout=dropout,
                     unk_token=unk_token, continuing_subword_prefix=continuing_subword_prefix,
                     end_of_word_suffix=end_of_word_suffix, fuse_unk=fuse_unk,
                     byte_fallback=byte_fallback, ignore_merges=ignore_merges)
+        self._block = unknown_chars == "block"
         if merge_priority == "token_id":
             self._rank_by_token_id()
 
@@ -154,6 +176,7 @@ class BPE(VocabLookup):
         self._cut_mark: str | None = None  # found on first use
         self._cut_after: frozenset[str] = frozenset()
         self._token_rank_of: Any = None  # merge_priority="token_id" (`_rank_by_token_id`)
+        self._block = False  # unknown_chars="block"
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> BPE:
@@ -204,7 +227,8 @@ class BPE(VocabLookup):
             return []
         if self._dropout:
             symbols, lengths = self._symbols(piece)
-            return merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
+            ids = merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
+            return write_blocked(ids, piece, self._vocab, self._byte_ids) if self._block else ids
         chunks = self._cut(piece) if len(piece) > _CUT_FROM and self._can_cut else None
         if chunks is not None and len(chunks) > 1:
             ids = []
@@ -246,8 +270,10 @@ class BPE(VocabLookup):
             else:
                 ids, lengths = self._symbols(chunk)
                 ids, lengths = merge_heap(ids, lengths, self._rank_of(), self._results, self._dropout)
-                spans += [(i, start + offset, end + offset)
-                          for i, start, end in byte_spans_to_chars(chunk, ids, lengths)]
+                found = byte_spans_to_chars(chunk, ids, lengths)
+                if self._block:
+                    found = write_blocked_spans(found, chunk, self._byte_ids)
+                spans += [(i, start + offset, end + offset) for i, start, end in found]
             offset += len(chunk)
         return spans
 
@@ -310,15 +336,17 @@ class BPE(VocabLookup):
                 ids = found  # type: ignore[assignment]  # no None left
         if ids is None:
             ids = self._symbols(word)[0]
-        if len(ids) < 2:
-            return ids
-        if len(ids) <= self._scan_limit:
-            return merge_scan(ids, self._rank_of(), self._results, self._no_rank)
-        return merge_heap(ids, [1] * len(ids), self._rank_of(), self._results, None)[0]
+        if 2 <= len(ids) <= self._scan_limit:
+            ids = merge_scan(ids, self._rank_of(), self._results, self._no_rank)
+        elif len(ids) >= 2:
+            ids = merge_heap(ids, [1] * len(ids), self._rank_of(), self._results, None)[0]
+        return write_blocked(ids, word, self._vocab, self._byte_ids) if self._block else ids
 
     def _symbols(self, word: str) -> tuple[list[int], list[int]]:
         """The initial symbols of `word` as ids and HF byte lengths (``BPE::merge_word``)."""
         get, prefix, suffix, byte_ids = self._vocab.get, self._prefix, self._suffix, self._byte_ids
+        if self._block:  # llama.cpp: every character is a symbol, an unknown one `BLOCKED` (no affixes)
+            return [BLOCKED if i is None else i for i in map(get, word)], list(map(utf8_len, word))
         ids: list[int] = []
         lengths: list[int] = []
         unk: list[int] | None = None  # pending [id, byte length]
