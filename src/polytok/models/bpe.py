@@ -82,13 +82,13 @@ Performance:
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import accumulate, chain, repeat
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
 from .._gc import paused
 from ..errors import EncodeError, FormatError, not_utf8
+from ._bpe_cut import cut_mark
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, write_blocked, write_blocked_spans
 from ._cache import WordCache
@@ -308,7 +308,7 @@ class BPE(VocabLookup):
     def _cut(self, word: str) -> list[str]:
         """`word` cut before each mark that no merge can cross (see the module notes)."""
         if self._cut_mark is None:
-            self._cut_mark, self._cut_after = _cut_mark(self._vocab)
+            self._cut_mark, self._cut_after = cut_mark(self._vocab)
         mark, unsafe, vocab = self._cut_mark, self._cut_after, self._vocab
         parts = word.split(mark) if mark else [word]
         chunks = []
@@ -394,23 +394,3 @@ class BPE(VocabLookup):
         if found is None:
             raise EncodeError(f"Unk token `{self._unk_token}` not found in the vocabulary")
         return found
-
-
-def _cut_mark(vocab: dict[str, int]) -> tuple[str, frozenset[str]]:
-    """The most common first character of multi-character tokens, and the characters seen before it in a token.
-
-    Returns ``("", ...)`` when that character is not a token by itself (no cut is then made).
-    """
-    firsts = Counter(token[0] for token in vocab if len(token) > 1)
-    if not firsts:
-        return "", frozenset()
-    mark = firsts.most_common(1)[0][0]
-    if mark not in vocab:
-        return "", frozenset()
-    unsafe = set()
-    for token in vocab:
-        at = token.find(mark, 1)
-        while at > 0:
-            unsafe.add(token[at - 1])
-            at = token.find(mark, at + 1)
-    return mark, frozenset(unsafe)
