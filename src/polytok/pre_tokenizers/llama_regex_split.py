@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ..byte_alphabet import BYTES_TO_CHARS
 from ..errors import FormatError
@@ -324,7 +324,7 @@ def _regex_splitter(pattern: str, original: str) -> Callable[[str, list[Span]], 
         compiled = re.compile(pattern, re.ASCII)
     except re.error as exc:
         raise FormatError(f"regex {original!r} cannot be compiled: {exc}", key="regex") from None
-    return lambda view, chunks: _regex_chunks(compiled, view, chunks)
+    return partial(_regex_chunks, compiled)  # a partial of a module function pickles; a lambda would not
 
 
 _BYTE_TABLE = tuple(BYTES_TO_CHARS)  # str.translate table over latin-1 chars
