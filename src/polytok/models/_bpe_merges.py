@@ -124,3 +124,17 @@ def as_f32(value: float, path: str) -> float:
         return float(struct.unpack("f", struct.pack("f", value))[0])
     except OverflowError:
         raise FormatError(f"{value!r} is out of range for an f32", key=path) from None
+
+
+def pair_lists(ranks: dict[tuple[int, int], int]) -> tuple[list[int], list[int]]:
+    """The left and right id lists ``BPE`` builds `ranks` from again (line i has rank i).
+
+    subtle: a pair listed twice keeps only its last rank, so some lines have no pair; such
+    a line takes the pair of the line after it, whose own later line then overrides it."""
+    by_rank: list[tuple[int, int] | None] = [None] * (max(ranks.values(), default=-1) + 1)
+    for pair, rank in ranks.items():
+        by_rank[rank] = pair
+    for rank in range(len(by_rank) - 2, -1, -1):
+        if by_rank[rank] is None:
+            by_rank[rank] = by_rank[rank + 1]
+    return [pair[0] for pair in by_rank if pair], [pair[1] for pair in by_rank if pair]

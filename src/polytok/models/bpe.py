@@ -73,7 +73,7 @@ Performance:
   100 bytes, the heap above) give the same result, and so do `merge_scan` and
   `merge_heap` here: a merged symbol only grows, so a stale heap entry never
   spells its old concatenation again. Performance: the lookup is a Python
-  closure (two dict lookups, one concatenation), about 4x a tuple-keyed ``get``;
+  function (two dict lookups, one concatenation), about 4x a tuple-keyed ``get``;
   it only runs for words that are not vocabulary entries themselves (with
   ``ignore_merges``, as tiktoken). Rejected: precomputing the pair dict from
   every split of every entry (measured on Llama 4's 200k entries: 1.5 s for
@@ -82,6 +82,7 @@ Performance:
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import accumulate, chain, repeat
 from typing import Any, Literal, Sequence
 
@@ -89,7 +90,7 @@ from .._config import join, optional, required
 from .._gc import paused
 from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_cut import cut_mark
-from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, read_merges
+from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, write_blocked, write_blocked_spans
 from ._cache import WordCache
 from ._vocab import VocabLookup, byte_spans_to_chars, invert, read_vocab, utf8_len
@@ -204,18 +205,22 @@ class BPE(VocabLookup):
 
     def _rank_by_token_id(self) -> None:
         """tiktoken's rule: a pair's rank is the id of its concatenation (see the module notes)."""
-        get, pieces = self._vocab.get, self._vocab_r
         top = max(self._vocab_r, default=-1)
-
-        def rank_of(pair: tuple[int, int], default: int | None = None) -> int | None:
-            return get(pieces[pair[0]] + pieces[pair[1]], default)
-
         self._ranks = None
         self._pair_ids = None
-        self._token_rank_of = rank_of
+        # a partial of a module function pickles (a closure would not) and runs as fast
+        self._token_rank_of = partial(_token_id_rank, self._vocab.get, self._vocab_r)
         self._results = range(top + 1)  # type: ignore[assignment]  # a merge makes the id it is ranked by
         self._no_rank = max(self._no_rank, top + 1)
         self._scan_limit = _SCAN_UP_TO if len(self._vocab_r) == len(self._vocab) else 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without what is rebuilt on first use: the word cache pickles empty, and a
+        built pair -> rank dict goes back to the id lists it is built from."""
+        state = self.__dict__.copy()
+        if self._ranks is not None:
+            state["_ranks"], state["_pair_ids"] = None, pair_lists(self._ranks)
+        return state
 
     # -- the Model protocol -------------------------------------------------
 
@@ -394,3 +399,8 @@ class BPE(VocabLookup):
         if found is None:
             raise EncodeError(f"Unk token `{self._unk_token}` not found in the vocabulary")
         return found
+
+
+def _token_id_rank(get: Any, pieces: dict[int, str], pair: tuple[int, int], default: int | None = None) -> int | None:
+    """``merge_priority="token_id"``: the id of the pair's concatenation (bound by `BPE._rank_by_token_id`)."""
+    return get(pieces[pair[0]] + pieces[pair[1]], default)  # type: ignore[no-any-return]
