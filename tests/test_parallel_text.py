@@ -83,7 +83,9 @@ def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
 
 def test_a_seam_without_a_common_start_is_scanned_again_as_one_part(monkeypatch):
     ref, tok = small_regions(monkeypatch, "gpt2")
-    text = "x" * 30_000  # one piece: no region boundary has a piece start
+    # pieces of 3,000 characters: no seam has a common piece start within the 64-character
+    # overlap, and none is long enough (parallel_text.LONG_PIECE) to stop the sharing
+    text = ("x" * 3_000 + " ") * 10
     assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \
         [ref.encode(text, add_special_tokens=False).ids]
 

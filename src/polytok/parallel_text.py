@@ -199,6 +199,33 @@ def _parts(lengths: list[int], start: tuple[int, int], stop: tuple[int, int]) ->
     return parts
 
 
+def _long_piece_at_a_cut(scanner: Scanner, segments: list[_Segment], layout: _Layout) -> bool:
+    """Whether a piece of `LONG_PIECE` characters or more runs on from a place where a segment
+    is cut. Such a piece (a text of one letter, CJK without punctuation: text with no split
+    points) is scanned and merged whole by every part that reaches it, so sharing the work
+    would multiply it many times over (bench/README.md has the numbers). The
+    match from the cut itself stands for the piece across it, a run of letters being one
+    from any of its positions; a short probe first, the long one only where it runs out."""
+    parts = [part for own in layout.own for part in own]
+    parts += [part for zone in layout.zones for chunk in zone for part in chunk]
+    return any(lo > 0 and _runs_on(scanner, segments[index].text, lo) for index, lo, _ in parts)
+
+
+def _runs_on(scanner: Scanner, text: str, lo: int) -> bool:
+    """Whether the match from `lo` is at least `LONG_PIECE` characters long."""
+    if len(text) - lo < LONG_PIECE:
+        return False
+    for reach in (_PROBE, LONG_PIECE):
+        match = scanner.native.match(scanner.view(text[lo:lo + reach]))
+        if match is None or match.end() < reach:
+            return False
+    return True
+
+
+LONG_PIECE = 4 * OVERLAP  # a piece this long across a cut stops the sharing
+_PROBE = 64
+
+
 def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: int, hi: int,
             want_ids: bool) -> _Region | None:
     """One cut segment's share, scanned as the module notes say; None where the scan is not safe.
@@ -382,6 +409,8 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     plans = [_plan(tok, scanner, text, parse, segments) for text in texts]
     lengths = [len(seg.text) for seg in segments]
     layout = _layout([_cost(seg.text) for seg in segments], lengths, workers)
+    if _long_piece_at_a_cut(scanner, segments, layout):
+        return None
     claims = _Claims(layout.zones)
     here = os.getpid()
     views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
