@@ -181,7 +181,8 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     components with llama.cpp's options: llama.cpp's partition splits out special
     tokens; SPM escapes spaces and prefixes one after the start and after every
     special token (a `Replace` and a `Prepend`, which HF-style runs per piece);
-    BPE is `LlamaRegexSplit` then `BPE` (duplicate merges keep their first rank);
+    BPE is `LlamaRegexSplit` then `BPE` (duplicate merges keep their first rank; a
+    character with no token blocks merges until the ids are written: ``unknown_chars="block"``);
     WPM is `LlamaWordPieceSplit` then `WordPiece`; UGM is `Precompiled` with
     SentencePiece's longest match then `Unigram` with llama.cpp's options; RWKV
     and PLaMo-2 are their models alone, and never add BOS/EOS.
@@ -272,7 +273,7 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     ids = {text: i for i, text in enumerate(vocab.texts)}
     try:
         model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"],
-                    byte_fallback=not vocab.pre.byte_encode)
+                    byte_fallback=not vocab.pre.byte_encode, unknown_chars="block")
     except UnknownMergeToken as exc:
         # llama.cpp stores merges as string pairs and never checks them against the vocabulary
         # (llama-vocab.cpp load, bpe_ranks.emplace); polytok's BPE needs ids, so it refuses the file
