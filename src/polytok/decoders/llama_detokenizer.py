@@ -50,6 +50,10 @@ class LlamaDetokenizer:
     def __post_init__(self) -> None:
         self._cache: dict[int, bytes] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the rendered pieces (rendered again as ids are met)."""
+        return {**self.__dict__, "_cache": {}}
+
     def piece(self, id: int, special: bool = True, lstrip: int = 0) -> bytes:
         """``llama_token_to_piece(id, lstrip, special)``."""
         if not (isinstance(id, int) and 0 <= id < len(self.texts)):  # llama.cpp: id_to_token.at(id) throws

@@ -71,6 +71,10 @@ class Float32Viterbi:
         self._words: dict[str, tuple[list[tuple[int, int, int, float]], float, float]] = {}
         self._round = array("f", b"\0\0\0\0")
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the per-word results (refilled as words are met)."""
+        return {**self.__dict__, "_words": {}}
+
     def nodes(self, text: str) -> list[Node]:
         """``(id, start, end)`` of sentencepiece's best path (unknown nodes are `unk_id`, one character each)."""
         if self._cut is None:

@@ -99,6 +99,10 @@ class PLaMo2(PieceListLookup):
         self._row_cache: dict[str, list[tuple[int, int, int]]] = {}
         self._cache = WordCache()
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the rows built on demand (the word cache pickles empty too)."""
+        return {**self.__dict__, "_row_cache": {}}
+
     def tokenize(self, piece: str) -> list[int]:
         return self._cache.ids(piece, self.tokenize_spans)
 

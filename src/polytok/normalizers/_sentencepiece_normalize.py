@@ -128,6 +128,10 @@ class LongestMatch:
         self._symbol_starts = {s.decode("utf-8", "surrogateescape")[0] for s in symbols}
         self._plain: dict[str, bool | frozenset[int]] = {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the per-character cache (refilled as characters are met)."""
+        return {**self.__dict__, "_plain": {}}
+
     def chunks(self, text: str) -> list[tuple[str, str]]:
         """``(old, new)`` for each consumed prefix, in order."""
         data = text.encode("utf-8", "surrogateescape")

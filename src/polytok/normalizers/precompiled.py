@@ -149,6 +149,9 @@ class _CharTable(dict[int, str]):
         super().__init__()
         self._charsmap = charsmap
 
+    def __reduce__(self) -> tuple[type[_CharTable], tuple[Charsmap]]:
+        return type(self), (self._charsmap,)  # pickled empty: refilled as characters are met
+
     def __missing__(self, code: int) -> str:
         c = chr(code)
         value = self._charsmap.transform(c)
@@ -162,6 +165,9 @@ class _ClusterTable(dict[str, Plan]):
     def __init__(self, charsmap: Charsmap) -> None:
         super().__init__()
         self._charsmap = charsmap
+
+    def __reduce__(self) -> tuple[type[_ClusterTable], tuple[Charsmap]]:
+        return type(self), (self._charsmap,)  # pickled empty: refilled as clusters are met
 
     def __missing__(self, cluster: str) -> Plan:
         if len(self) >= _CLUSTER_CACHE_LIMIT:
@@ -181,6 +187,9 @@ class _ClusterText(dict[str, str]):
     def __init__(self, plans: _ClusterTable) -> None:
         super().__init__()
         self._plans = plans
+
+    def __reduce__(self) -> tuple[type[_ClusterText], tuple[_ClusterTable]]:
+        return type(self), (self._plans,)  # pickled empty: refilled as clusters are met
 
     def __missing__(self, cluster: str) -> str:
         if len(self) >= _CLUSTER_CACHE_LIMIT:

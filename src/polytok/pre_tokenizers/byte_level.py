@@ -70,6 +70,10 @@ class _ByteLevelCache(dict[str, str]):
 
     limit = _CACHE_LIMIT  # what `polytok.parallel` may fill it up to with a worker's words
 
+    def __reduce__(self) -> tuple[type[_ByteLevelCache], tuple[()]]:
+        """Pickled empty: a pickled pre-tokenizer refills it as words are met."""
+        return type(self), ()
+
     def __missing__(self, word: str) -> str:
         if len(self) >= _CACHE_LIMIT:
             self.clear()

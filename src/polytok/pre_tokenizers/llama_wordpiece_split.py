@@ -78,6 +78,10 @@ class LlamaWordPieceSplit:
         self._chars: dict[str, tuple[int, str]] = {}
         self._table: dict[int, str] = {}  # `pre_tokenize`'s str.translate table, filled as characters are met
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the per-character tables (refilled as characters are met)."""
+        return {**self.__dict__, "_chars": {}, "_table": {}}
+
     def _classify(self, ch: str) -> tuple[int, str]:
         found = self._chars.get(ch)
         if found is None:

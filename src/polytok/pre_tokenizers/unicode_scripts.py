@@ -58,6 +58,10 @@ class UnicodeScripts:
     def __init__(self) -> None:
         self._scripts: dict[str, str] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the per-character script cache (refilled as characters are met)."""
+        return {**self.__dict__, "_scripts": {}}
+
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "UnicodeScripts":
         return cls()
