@@ -20,15 +20,18 @@ from polytok.regex_fancy import compile_fancy, translate_fancy
 
 BYTES = {bytes([b]): b for b in range(256)}
 CLASSES = [r"\p{L}", r"\p{N}", r"\p{Lu}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{Ll}", r"\d", r"\w",
-           r"\s", r"\S", r"[^\r\n\p{L}\p{N}]", r"[^\s\p{L}\p{N}]", r"(?i:'s|'t|'re|'ve|'m|'ll|'d)"]
+           r"\s", r"\S", r"[^\r\n\p{L}\p{N}]", r"[^\s\p{L}\p{N}]", r"(?i:'s|'t|'re|'ve|'m|'ll|'d)",
+           # Kimi K2's (class set operations, see test_tiktoken_class_sets.py)
+           r"\p{Han}", r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]", r"[\p{Ll}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]"]
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
 CHUNK = 4096
 CHUNKS = range(0, len(CODE_POINTS), CHUNK)
 # by default: the chunks holding the code points where `regex`'s own tables differ from
 # tiktoken's (measured: U+0295, U+088F, U+0C5C…, U+A7CE…, U+10940…, U+11DE0…, U+16EA0…,
-# U+1E6FF…), then every 16th chunk
+# U+1E6FF…) and the Han blocks, then every 16th chunk
 _DIFFERING = (0x0295, 0x088F, 0x0C5C, 0x1ACF, 0xA7CE, 0x10940, 0x10EC5, 0x11DD9, 0x11DE0, 0x16EA0, 0x16FF2,
-              0x1E6FF, 0x20000, 0x31350, 0x323B0)
+              0x1E6FF, 0x20000, 0x31350, 0x323B0,
+              0x3005, 0x3400, 0x4E00, 0x9FFF, 0xF900, 0x2EBF0)  # Han: the ideographs and the blocks around them
 SAMPLE = sorted({CODE_POINTS.index(c) // CHUNK * CHUNK for c in _DIFFERING} | set(CHUNKS[::16]))
 
 
@@ -79,6 +82,6 @@ def test_patterns_split_as_tiktoken(pattern):
 
 
 def test_dollar_is_end_of_text():
-    assert translate_fancy(r"\s++$") == r"\s++\Z"
-    assert translate_fancy(r"[$]\$") == r"[$]\$"
-    assert translate_fancy(r"[]$]|[^]$]") == r"[]$]|[^]$]"
+    assert translate_fancy(r"\s++$") == r"(?V1-f)\s++\Z"
+    assert translate_fancy(r"[$]\$") == r"(?V1-f)[\$]\$"
+    assert translate_fancy(r"[]$]|[^]$]") == r"(?V1-f)[\]\$]|[^\]\$]"
