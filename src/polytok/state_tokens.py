@@ -6,34 +6,51 @@ vocabulary entries, so no tokenizer ever produces them.  A conversation's ids
 
     <user> U <assistant> A <eot> S_0 … S_{k-1} <user> …      S_j = vocab_size + j
 
-follow three rules, on ids only (no template needed):
+are read left to right, on ids only (no template needed), in one of three phases:
+*idle* (the start), *user* (a ``<user>`` turn is open, no reply yet) and *reply*
+(an ``<assistant>`` turn answers that ``<user>``).
 
-1. An exchange opens at ``<user>`` and has a reply once ``<assistant>`` follows
-   it; the first ``<eot>`` after that closes it, and the k state ids follow that
-   ``<eot>``.  An ``<assistant>`` with no open ``<user>`` starts nothing, and an
-   ``<eot>`` that closes nothing is left alone.
-2. A reply that stopped early — a ``<user>`` comes after a reply with no
-   ``<eot>`` between them — gets ``<eot>`` and the k state ids before that
-   ``<user>``.  A reply still open at the end of the input is left open (it is
-   being generated).
-3. Ids ≥ vocab_size from the caller are accepted only as one complete, ordered
-   block ``S_0 … S_{k-1}`` directly after an ``<eot>`` that closes an exchange,
-   and kept as given.  The block is the whole run of ids ≥ vocab_size after that
-   ``<eot>``: a shorter, longer or reordered run is an error at the ``<eot>``'s
-   position.  Any other id ≥ vocab_size (all of them when k = 0), and any
-   negative id, is an error at its own position.
+1. ``<user>`` opens a user turn from any phase.  From *reply* it first closes the
+   reply that stopped early: ``<eot>`` and the k state ids go in before it.  From
+   *idle* or *user* nothing is added (a user turn with no reply gets no block).
+2. ``<assistant>`` in *user* opens the reply; in *idle* it starts nothing (stays
+   *idle*); in *reply* it changes nothing.
+3. ``<eot>`` always ends the exchange: every phase goes to *idle*.  From *reply*
+   it closes the exchange and the k state ids follow it.  From *user* or *idle*
+   it closes nothing, so a later ``<assistant>`` starts nothing until the next
+   ``<user>`` (``<user> <eot> <assistant> A <eot>`` gets no block).
+4. Other ids below vocab_size change nothing.  The end of the input adds
+   nothing: a reply still open there is left open (it is being generated).
+5. A block may be given: when the id right after a closing ``<eot>`` is
+   ≥ vocab_size, the k ids after that ``<eot>`` are the given block, checked id
+   by id against ``S_0 … S_{k-1}`` and kept as they are (never doubled).  A
+   mismatch there — a wrong or reordered state id, a negative id or an id below
+   vocab_size (a short block), or the end of the input — is an error at the
+   ``<eot>``'s position.  Once the k ids match, reading goes on as usual.
+6. Every other id ≥ vocab_size is a stray id, an error at its own position:
+   one after a complete block (an over-long run), one after an ``<eot>`` that
+   closes nothing, one anywhere else, and all of them when k = 0.  A negative id
+   is an error at its own position unless rule 5 reads it inside a given block.
 
-With k = 0 nothing is inserted (not even rule 2's ``<eot>``); the ids are only
+The first problem met left to right is the one reported.  With k = 0 nothing is
+inserted (not even rule 1's ``<eot>``): the output equals the input, which is only
 checked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 
 from .errors import StateTokenError
 
 __all__ = ["insert_state_tokens"]
+
+
+class _Phase(Enum):
+    IDLE = "idle"
+    USER = "user"
+    REPLY = "reply"
 
 
 def _check_arguments(vocab_size: int, k: int, eot: int, user: int, assistant: int) -> None:
@@ -49,33 +66,38 @@ def _check_arguments(vocab_size: int, k: int, eot: int, user: int, assistant: in
 
 
 def _given_block(ids: Sequence[int], eot_at: int, vocab_size: int, k: int) -> int:
-    """Length of the run of state ids after the closing ``<eot>`` at `eot_at` (0 or k), checked."""
-    end = eot_at + 1
-    while end < len(ids) and ids[end] >= vocab_size:
-        end += 1
-    run = list(ids[eot_at + 1:end])
-    if run and run != list(range(vocab_size, vocab_size + k)):
-        expected = " ".join(str(vocab_size + j) for j in range(k))
+    """How many ids after the closing ``<eot>`` at `eot_at` are a given block: 0, or k once checked."""
+    first = eot_at + 1
+    if first >= len(ids) or ids[first] < vocab_size:
+        return 0
+    for j in range(k):
+        at = first + j
+        if at < len(ids) and ids[at] == vocab_size + j:
+            continue
+        found = f"position {at} holds {ids[at]}" if at < len(ids) else f"the input ends at position {at}"
+        expected = " ".join(str(vocab_size + i) for i in range(k))
         raise StateTokenError(
             f"the state ids after this <eot> (id {ids[eot_at]}) must be the complete block {expected} (k={k}) "
-            f"or absent, not {' '.join(map(str, run))}", position=eot_at)
-    return len(run)
+            f"or absent, but {found} where {vocab_size + j} belongs", position=eot_at)
+    return k
 
 
-def _stray(id_: int, at: int, vocab_size: int, k: int) -> StateTokenError:
+def _stray(ids: Sequence[int], at: int, vocab_size: int, k: int) -> StateTokenError:
+    id_ = ids[at]
     if id_ < 0:
         return StateTokenError(f"negative id {id_}", position=at)
     if k == 0:
         return StateTokenError(f"id {id_} is not below vocab_size {vocab_size} and there are no state tokens (k=0)",
                                position=at)
+    where = " (the block before it is already complete)" if at and ids[at - 1] == vocab_size + k - 1 else ""
     return StateTokenError(
         f"state id {id_} (>= vocab_size {vocab_size}) is only accepted in the block directly after an <eot> "
-        "that closes an exchange", position=at)
+        f"that closes an exchange{where}", position=at)
 
 
 def insert_state_tokens(ids: Sequence[int], *, vocab_size: int, k: int, eot: int, user: int,
                         assistant: int) -> list[int]:
-    """The ids of a conversation with the per-turn state ids in place.
+    """The ids of a conversation with the per-turn state ids in place (the rules: this module's docstring).
 
     Args:
         ids: the conversation's ids; may already hold complete state blocks.
@@ -91,29 +113,31 @@ def insert_state_tokens(ids: Sequence[int], *, vocab_size: int, k: int, eot: int
         `ids` are kept, never doubled.
 
     Raises:
-        StateTokenError: a negative id, an id ≥ vocab_size outside a complete
-            ordered block after a closing ``<eot>``, or a bad block; ``.position``
-            is the index in `ids` (for a bad block, the index of its ``<eot>``).
+        StateTokenError: a bad argument; a bad given block (``.position`` is its
+            ``<eot>``'s index in `ids`); a negative id or an id ≥ vocab_size
+            anywhere else (``.position`` is its own index).
     """
     _check_arguments(vocab_size, k, eot, user, assistant)
     block = list(range(vocab_size, vocab_size + k))
     out: list[int] = []
-    open_user = replied = False
+    phase = _Phase.IDLE
     at, n = 0, len(ids)
     while at < n:
         id_ = ids[at]
         if id_ < 0 or id_ >= vocab_size:
-            raise _stray(id_, at, vocab_size, k)
+            raise _stray(ids, at, vocab_size, k)
         if id_ == user:
-            if replied and k:  # rule 2: the previous reply stopped early
+            if phase is _Phase.REPLY and k:  # the reply stopped early
                 out.append(eot)
                 out.extend(block)
-            open_user, replied = True, False
+            phase = _Phase.USER
         elif id_ == assistant:
-            replied = open_user
-        elif id_ == eot and replied:  # rule 1: this <eot> closes the exchange
-            open_user = replied = False
-            if k:
+            if phase is _Phase.USER:
+                phase = _Phase.REPLY
+        elif id_ == eot:
+            # subtle: an <eot> ends a user turn too, even though it closes nothing
+            closes, phase = phase is _Phase.REPLY, _Phase.IDLE
+            if closes and k:
                 out.append(id_)
                 out.extend(block)
                 at += 1 + _given_block(ids, at, vocab_size, k)

@@ -1,8 +1,8 @@
 """Per-turn state tokens (polytok.insert_state_tokens): one test per rule, and hypothesis properties.
 
 No engine has this stage, so the expected ids are written out by hand from the rules
-(tests of single rules) or computed by an oracle in this file that reads the rules
-another way — per ``<user>`` segment instead of polytok's left-to-right state machine.
+(tests of single rules) or computed by an oracle in this file, written from the rules
+on its own: a table of phase transitions that reads a given block one id at a time.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def position_of_error(ids, **kw):
     return err.value.position
 
 
-# -- rule 1: the k state ids after every <eot> that closes an exchange -------------------------
+# -- module rules 2 and 3: <assistant> opens a reply to an open <user>; an <eot> ends any turn ---
 
 
 def test_block_after_the_eot_that_closes_an_exchange():
@@ -48,14 +48,30 @@ def test_an_assistant_without_an_open_user_starts_nothing():
     # after the exchange closed, a second assistant turn does not reopen it
     closed = [USER, T1, ASSISTANT, T2, EOT]
     assert run(closed + [ASSISTANT, T1, EOT]) == closed + S + [ASSISTANT, T1, EOT]
+    # a second <assistant> inside a reply changes nothing: one exchange, one block
+    assert run([USER, T1, ASSISTANT, T2, ASSISTANT, T1, EOT]) == [USER, T1, ASSISTANT, T2, ASSISTANT, T1, EOT, *S]
 
 
-def test_an_eot_before_the_reply_closes_nothing():
-    # the user's own <eot> comes before the <assistant>: only the reply's <eot> closes the exchange
-    assert run([USER, T1, EOT, ASSISTANT, T2, EOT]) == [USER, T1, EOT, ASSISTANT, T2, EOT, *S]
+@pytest.mark.parametrize("ids", [
+    [USER, EOT, ASSISTANT, T1, EOT],
+    [USER, T1, EOT, ASSISTANT, T2, EOT],
+    [USER, T1, EOT, ASSISTANT, T2, USER, T1],       # the reply that was never opened is not cut short
+    [USER, T1, ASSISTANT, T2, EOT, *S, USER, EOT, ASSISTANT, T1, EOT],
+])  # fmt: skip
+def test_an_eot_in_an_open_user_turn_closes_nothing_and_ends_that_turn(ids):
+    # a later <assistant> answers no <user>: nothing after it is an exchange
+    assert run(ids) == ids
 
 
-# -- rule 2: a reply that stopped early gets <eot> and the block before the next <user> --------
+def test_after_an_eot_that_ended_a_user_turn_the_next_user_opens_an_exchange_again():
+    ids = [USER, EOT, ASSISTANT, T1, EOT, USER, T2, ASSISTANT, T1, EOT]
+    assert run(ids) == ids + S
+    # a block given after the <eot> that ended the user turn is a stray state id at its own position
+    assert position_of_error([USER, EOT, ASSISTANT, T1, EOT, *S]) == 5
+    assert position_of_error([USER, T1, EOT, *S]) == 3
+
+
+# -- module rules 1 and 4: a reply cut short by <user> gets <eot> and the block; the end adds none
 
 
 def test_a_reply_cut_short_gets_eot_and_block_before_the_next_user():
@@ -68,7 +84,7 @@ def test_an_open_reply_at_the_end_stays_open_and_users_without_reply_get_nothing
     assert run([USER, T1, USER, T2, ASSISTANT]) == [USER, T1, USER, T2, ASSISTANT]
 
 
-# -- rule 3: caller's state ids only as a complete ordered block after a closing <eot> --------
+# -- module rules 5 and 6: given blocks, checked id by id; stray and negative ids ---------------
 
 
 def test_a_given_block_is_kept_not_doubled():
@@ -78,12 +94,27 @@ def test_a_given_block_is_kept_not_doubled():
     assert run(done[:8 + K] + [EOT]) == done[:8 + K] + [EOT, *S]
 
 
-@pytest.mark.parametrize("block", [S[:-1], S[1:], S[::-1], S + [V], [V] * K], ids=["short", "no_first", "reversed",
-                                                                                    "long", "repeated"])
+@pytest.mark.parametrize("block", [S[:-1], S[1:], S[::-1], [V] * K, [V, V + 2, V + 1], [V, -1, V + 2], [V, T1, T2]],
+                         ids=["short", "no_first", "reversed", "repeated", "wrong_inside", "negative_inside",
+                              "text_inside"])
 def test_a_bad_block_is_an_error_at_its_eot(block):
     ids = [USER, T1, ASSISTANT, T2, EOT, *block, USER]
     assert position_of_error(ids) == 4
     with pytest.raises(StateTokenError, match=r"position 4: .*complete block 100 101 102"):
+        run(ids)
+
+
+def test_a_block_cut_off_by_the_end_of_the_input_is_an_error_at_its_eot():
+    assert position_of_error([USER, T1, ASSISTANT, T2, EOT, V, V + 1]) == 4
+    assert position_of_error([USER, T1, ASSISTANT, T2, EOT, V], k=2) == 4
+    assert run([USER, T1, ASSISTANT, T2, EOT, V], k=1) == [USER, T1, ASSISTANT, T2, EOT, V]  # complete
+
+
+@pytest.mark.parametrize(("extra", "where"), [([V], 8), ([V + K], 8), ([V + 1, V + 2], 8), ([T1, V], 9)])
+def test_an_id_past_a_complete_block_is_a_stray_at_its_own_position(extra, where):
+    ids = [USER, T1, ASSISTANT, T2, EOT, *S, *extra, USER]
+    assert position_of_error(ids) == where
+    with pytest.raises(StateTokenError, match=rf"position {where}: state id {ids[where]} .*only accepted"):
         run(ids)
 
 
@@ -120,34 +151,103 @@ def test_the_error_is_a_polytok_error_and_a_value_error_and_names_the_arguments(
 # -- properties -------------------------------------------------------------------------------
 
 
-def oracle(ids):
-    """The rules read per <user> segment: where each block goes, and the <eot>s to add."""
-    cuts = [i for i, t in enumerate(ids) if t == USER] + [len(ids)]
-    out = list(ids[:cuts[0]])  # before the first <user>: nothing opens
-    for n, (start, end) in enumerate(zip(cuts, cuts[1:])):
-        segment = list(ids[start:end])
-        reply = segment.index(ASSISTANT) if ASSISTANT in segment else None
-        closing = next((i for i in range(reply or 0, len(segment)) if segment[i] == EOT), None) \
-            if reply is not None else None
-        if closing is not None:
-            segment[closing + 1:closing + 1] = S
-        elif reply is not None and end < len(ids):  # cut short by the next <user>
-            segment += [EOT, *S]
-        out += segment
+class Bad(Exception):
+    """The oracle's verdict for ids that break the rules: the position the error must name."""
+
+    def __init__(self, position):
+        super().__init__(position)
+        self.position = position
+
+
+# The phase after each marker, from each phase ("reply": an <assistant> that answers an open <user>).
+NEXT = {
+    "idle": {USER: "user", ASSISTANT: "idle", EOT: "idle"},
+    "user": {USER: "user", ASSISTANT: "reply", EOT: "idle"},
+    "reply": {USER: "user", ASSISTANT: "reply", EOT: "idle"},
+}
+
+
+def oracle(ids, k=K):
+    """The rules as a phase table; a given block is read one id at a time as the ids still expected."""
+    block = [V + j for j in range(k)]
+    out, phase = [], "idle"
+    given = None  # while reading a given block: (index of its <eot>, the state ids still expected)
+    for i, t in enumerate(ids):
+        if given is not None:
+            eot_at, expected = given
+            if t != expected[0]:
+                raise Bad(eot_at)
+            out.append(t)
+            given = (eot_at, expected[1:]) if len(expected) > 1 else None
+            continue
+        if t < 0 or t >= V:
+            raise Bad(i)
+        if k and phase == "reply" and t == USER:  # a reply cut short
+            out += [EOT, *block]
+        out.append(t)
+        if k and phase == "reply" and t == EOT:  # the exchange closes here
+            if i + 1 < len(ids) and ids[i + 1] >= V:
+                given = (i, block)
+            else:
+                out += block
+        phase = NEXT[phase].get(t, phase)
+    if given is not None:
+        raise Bad(given[0])
     return out
+
+
+def outcome(f, ids, k):
+    """What `f` makes of `ids`: the output, or ("error", position)."""
+    try:
+        return f(ids, k=k)
+    except (Bad, StateTokenError) as err:
+        return ("error", err.position)
 
 
 alphabet = st.sampled_from([USER, ASSISTANT, EOT, T1, T2])
 conversations = st.lists(alphabet, max_size=40)
+ks = st.integers(0, 3)
+
+
+@st.composite
+def ids_with_blocks(draw):
+    """Conversations with given blocks, and up to two bad pieces among them: short, long, reordered
+    or misplaced blocks, stray and negative ids."""
+    k = draw(ks)
+    block = list(range(V, V + k))
+    good = [[USER], [ASSISTANT], [EOT], [T1], [T2], [USER, T1, ASSISTANT, T2], [EOT, *block],
+            [USER, T1, ASSISTANT, T2, EOT, *block]]
+    bad = [[V], [V + 1], [V + k], [-1], block[:-1], block[1:], block[::-1], block + [V], [V, T1], [V, -1]]
+    chunks = draw(st.lists(st.sampled_from(good), max_size=20))
+    for _ in range(draw(st.integers(0, 2))):
+        piece = draw(st.sampled_from(bad))
+        where = draw(st.sampled_from([[], [EOT], [USER, T1, ASSISTANT, T2, EOT]]))
+        chunks.insert(draw(st.integers(0, len(chunks))), where + piece)
+    return [t for chunk in chunks for t in chunk], k
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(conversations)
-def test_output_equals_the_oracle_and_is_a_fixed_point(ids):
-    out = run(ids)
-    assert out == oracle(ids)
-    assert run(out) == out  # valid input round-trips: complete blocks are kept as given
-    assert [t for t in out if t < V] == [t for t in oracle(ids) if t < V]
+@given(conversations, ks)
+def test_output_equals_the_oracle_and_is_a_fixed_point(ids, k):
+    out = run(ids, k=k)
+    assert out == oracle(ids, k=k)
+    assert run(out, k=k) == out  # valid input round-trips: complete blocks are kept as given
+    if k == 0:
+        assert out == ids
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(ids_with_blocks())
+def test_output_or_error_position_equals_the_oracle_with_given_blocks_and_stray_ids(case):
+    ids, k = case
+    assert outcome(run, ids, k) == outcome(oracle, ids, k)
+
+
+def test_the_oracle_reads_the_rules_as_the_examples_do():
+    assert oracle([USER, EOT, ASSISTANT, T1, EOT]) == [USER, EOT, ASSISTANT, T1, EOT]
+    assert outcome(oracle, [USER, T1, ASSISTANT, T2, EOT, *S, V], K) == ("error", 8)
+    assert outcome(oracle, [USER, T1, ASSISTANT, T2, EOT, V, V + 2], K) == ("error", 4)
+    assert oracle([USER, T1, ASSISTANT, T2, USER], k=0) == [USER, T1, ASSISTANT, T2, USER]
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -173,8 +273,12 @@ def test_a_stray_state_id_raises_at_the_right_position(ids, data):
     at = data.draw(st.integers(0, len(valid)))
     stray = data.draw(st.sampled_from([*S, V + K, V + 7]))
     bad = valid[:at] + [stray] + valid[at:]
-    # inserted into or right beside a block (or right after a closing <eot>): that block is bad
-    owner = next((e for e, r in _blocks(valid).items() if e < at <= r.stop), None)
+    blocks = _blocks(valid)
+    if stray == S[-1] and any(at == r.stop - 1 for r in blocks.values()):
+        at += 1  # subtle: the same ids as this stray right after the complete block
+    # inserted into a block or right after its <eot>, the block is bad; anywhere else (right after a
+    # complete block too) the id is a stray at its own position
+    owner = next((e for e, r in blocks.items() if e < at < r.stop), None)
     assert position_of_error(bad) == (owner if owner is not None else at)
 
 
@@ -196,7 +300,7 @@ def test_a_damaged_block_raises_at_its_eot(ids, data):
     else:
         at = data.draw(st.sampled_from(list(r)))
         bad[at] = -1
-        # a negative id in place of the block's first id is itself the first problem
+        # a negative id in place of the block's first id is no given block: it is an error of its own
         expected = at if at == r.start else eot_at
         assert position_of_error(bad) == expected
         return
