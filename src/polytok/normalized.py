@@ -113,6 +113,14 @@ class NormalizedString:
             return (start, end)
         return (self.align[start][0], self.align[end - 1][1])
 
+    def position(self, index: int) -> Span:
+        """The empty original range where ``text[index]`` starts (past the end: where the last char ends)."""
+        if index < len(self.align):
+            at = self.align[index][0]
+        else:
+            at = self.align[-1][1] if self.align else self.orig_start
+        return (at, at)
+
     def slice(self, start: int, end: int) -> "NormalizedString":
         """The sub-string ``text[start:end]`` with its alignments (HF ``slice``)."""
         if start >= end:

@@ -424,7 +424,7 @@ class Tokenizer:
                     tokens.append(value_of(id_, ns.text, a, b))
                 else:
                     tokens.append(model.id_to_token(id_) or "")
-                offsets.append(ns.offsets(a, b) if b > a else (ns.orig_start + a, ns.orig_start + b))
+                offsets.append(ns.offsets(a, b) if b > a else ns.position(a))
                 words.append(word)
         n = len(ids)
         return Encoding(ids, tokens, offsets, words, [type_id] * n, [0] * n, [1] * n)

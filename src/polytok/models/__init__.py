@@ -3,7 +3,9 @@
 ``tokenize(piece) -> list[int]`` is the fast path; ``tokenize_spans(piece)``
 returns ``(id, start, end)`` with character offsets into `piece` for
 `encode_full` (a token covering part of a character, e.g. a byte-fallback
-piece, covers that whole character, as HF's char offsets do).
+piece, covers that whole character, as HF's char offsets do; sentencepiece's
+byte fallback instead gives the last byte piece the character and the ones
+before it an empty span at its start: `_vocab.spell_bytes`).
 ``token_value(id, piece, start, end)`` is the string HF shows for that token in
 ``Encoding.tokens``: usually ``id_to_token(id)``, but e.g. a Unigram unknown
 token shows the text it covers.

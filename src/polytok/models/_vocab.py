@@ -1,5 +1,7 @@
 """Vocabulary helpers shared by the models: the ``{token: id}`` map of BPE, WordPiece and WordLevel,
-read and checked, and the lookups every model answers from it (`VocabLookup`).
+read and checked, and the lookups every model answers from it (`VocabLookup`); the score-list
+models' lookups and token strings (`PieceListLookup`), and sentencepiece's byte fallback
+(`spell_bytes`).
 
 HF tokenizers 0.23.3 reads these maps with serde into ``AHashMap<String, u32>``
 (models/bpe/serialization.rs, wordpiece/serialization.rs, wordlevel/serialization.rs):
@@ -11,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import join, required
-from ..errors import FormatError
+from ..errors import EncodeError, FormatError
 
 _U32_MAX = 0xFFFFFFFF
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+_BYTE_PIECE_SET = frozenset(BYTE_PIECES)
 
 
 def read_vocab(d: dict[str, Any], path: str) -> dict[str, int]:
@@ -73,12 +77,55 @@ def byte_spans_to_chars(text: str, ids: list[int], lengths: list[int]) -> list[t
     return spans
 
 
+def spell_bytes(text: str, start: int, end: int, ids: dict[str, int]) -> list[tuple[int, int, int]]:
+    """sentencepiece's byte fallback for the unknown ``text[start:end]``: one ``<0xHH>`` piece per UTF-8 byte.
+
+    Offsets as sentencepiece 0.2.3 gives them (sentencepiece_processor.cc,
+    ``PopulateSentencePieceText``, the byte-fallback branch): the last byte piece
+    covers the whole span, each one before it is empty at the span's start.
+
+    Raises:
+        EncodeError: the vocabulary has no piece for one of the bytes.
+    """
+    raw = text[start:end].encode("utf-8", "surrogatepass")
+    tokens = []
+    for index, byte in enumerate(raw):
+        found = ids.get(BYTE_PIECES[byte])
+        if found is None:
+            raise EncodeError(f"byte fallback: the vocabulary has no piece '{BYTE_PIECES[byte]}'")
+        tokens.append((found, start, end if index == len(raw) - 1 else start))
+    return tokens
+
+
 class PieceListLookup:
     """The same lookups over ``_pieces`` (id → piece, a list) and ``_ids`` (piece → id): the
-    score-list models (Unigram, SPM, PLaMo-2), whose ids are list positions."""
+    score-list models (Unigram, SPM, sentencepiece's WORD/CHAR, PLaMo-2), whose ids are list positions.
+
+    `token_value`, the string `Encoding.tokens` shows, is one rule for all but PLaMo-2: the
+    text the token covers in the model's input (the normalized text), except a byte
+    piece that spells that text's bytes in a model with byte fallback
+    (`_byte_fallback`), which shows its ``<0xHH>`` piece. So an unknown span shows its
+    own text, as sentencepiece 0.2.3 does (``EncodeAsPieces`` without
+    ``emit_unk_piece``: sentencepiece_processor.cc, ``EncodeOptimized`` and
+    ``PopulateSentencePieceText`` give the normalized text of the unknown run, a run
+    of unknown pieces joined into one) and HF's Unigram does (models/unigram/model.rs,
+    ``Model::tokenize``: the fused string of an unknown run, even when ``unk_id`` is
+    a byte piece, unless the run is spelt in byte pieces). A known piece covers its
+    own text, so it shows its piece.
+    """
 
     _pieces: list[str]
     _ids: dict[str, int]
+    _byte_fallback: bool = False
+
+    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
+        text = piece[start:end]
+        name = self._pieces[id] if 0 <= id < len(self._pieces) else text
+        if self._byte_fallback and name in _BYTE_PIECE_SET:
+            ids = self._ids
+            if all(BYTE_PIECES[b] in ids for b in text.encode("utf-8", "surrogatepass")):
+                return name
+        return text
 
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)

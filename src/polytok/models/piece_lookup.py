@@ -10,16 +10,18 @@ each position, else one character), both looking each part up among the normal,
 user-defined and unused pieces (``PieceToIdNoReserved``), an unused piece or a
 missing one being unknown; then ``SentencePieceProcessor::EncodeOptimized``: a run
 of unknown parts is one unknown id, or with byte fallback each unknown part is its
-``<0xHH>`` byte pieces.
+``<0xHH>`` byte pieces. The token strings and byte-piece offsets follow
+sentencepiece too (`PieceListLookup.token_value`, `spell_bytes`): an unknown
+run shows its normalized text, not ``<unk>``.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Literal, Sequence
 
-from ..errors import EncodeError, FormatError
+from ..errors import FormatError
 from ._cache import WordCache
-from ._vocab import PieceListLookup
+from ._vocab import PieceListLookup, spell_bytes
 
 _SPACE = "\u2581"
 
@@ -63,21 +65,12 @@ class PieceLookup(PieceListLookup):
             if found is not None:
                 tokens.append((found, start, end))
             elif self._byte_fallback:
-                tokens.extend((self._byte_id(b), start, end) for b in piece[start:end].encode("utf-8"))
+                tokens += spell_bytes(piece, start, end, self._ids)
             elif tokens and tokens[-1][0] == unk:
                 tokens[-1] = (unk, tokens[-1][1], end)
             else:
                 tokens.append((unk, start, end))
         return tokens
-
-    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
-        return self._pieces[id] if 0 <= id < len(self._pieces) else piece[start:end]
-
-    def _byte_id(self, byte: int) -> int:
-        found = self._ids.get(f"<0x{byte:02X}>")
-        if found is None:
-            raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
-        return found
 
     def _parts(self, text: str) -> list[tuple[int, int]]:
         if self._split == "word":

@@ -53,6 +53,9 @@ differences, each an option (the sentencepiece reader sets them all):
   `unk_id` (``SentencePieceProcessor::EncodeOptimized`` merges the run);
   ``unknown="byte_fallback"``: each UTF-8 byte of an unknown symbol is its
   ``<0xHH>`` piece. llama.cpp's way is ``unknown="spell"`` (the default).
+  Either way the token string (`Encoding.tokens`) of an unknown run is its
+  normalized text and a byte piece's is ``<0xHH>``, and a byte piece's offsets
+  are sentencepiece's (`PieceListLookup` and `spell_bytes` in ``_vocab``).
 * Scores are float32; sentencepiece compares them by their bit patterns, which
   orders ``-0.0`` below ``0.0`` (the reader passes ``-0.0`` as the tiniest
   negative double, which keeps that order and no other).
@@ -69,7 +72,7 @@ from typing import Iterable, Literal, Sequence
 
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
-from ._vocab import PieceListLookup
+from ._vocab import PieceListLookup, spell_bytes
 
 
 class SPM(PieceListLookup):
@@ -114,6 +117,7 @@ class SPM(PieceListLookup):
         self._symbols = frozenset(s for s in whole_symbols if s)
         self._symbol_starts = frozenset(s[0] for s in self._symbols)
         self._unknown = unknown
+        self._byte_fallback = unknown != "unk"
         self._unk_id = unk_id
         self._byte_ids: list[int | None] = []
         for byte in range(256):
@@ -146,9 +150,6 @@ class SPM(PieceListLookup):
                                       f" (neither '<0x{byte:02X}>' nor the byte itself is in the vocabulary)")
                 tokens.append((byte_id, start, end))
         return tokens
-
-    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
-        return self._pieces[id]
 
 
     # -- sentencepiece's output rules -----------------------------------------
@@ -201,11 +202,7 @@ class SPM(PieceListLookup):
             else:
                 tokens.append((unk, start, end))
         else:
-            for byte in text.encode("utf-8", "surrogatepass"):
-                byte_id = self._ids.get(f"<0x{byte:02X}>")
-                if byte_id is None:
-                    raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
-                tokens.append((byte_id, start, end))
+            tokens += spell_bytes(piece, start, end, self._ids)
 
     # -- the merge loop -------------------------------------------------------
 

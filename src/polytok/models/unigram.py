@@ -40,7 +40,9 @@ user-defined piece scores ``0.1 * (UTF-8 length - 1)`` (the reader passes that
 score), the unknown score is the least *normal* score minus 10 (`unk_score`),
 a run of unknown characters is one `unk_id` (``unknown_runs="collapse"``:
 ``SentencePieceProcessor::EncodeOptimized`` merges the run), or with
-`byte_fallback` the ``<0xHH>`` pieces of its bytes.
+`byte_fallback` the ``<0xHH>`` pieces of its bytes, with sentencepiece's
+offsets (`spell_bytes`). Token strings, HF's and sentencepiece's alike: an
+unknown run shows its text, a byte token its piece (`PieceListLookup`).
 
 Scores from ``tokenizer.json``: serde_json as HF builds it (without its
 ``float_roundtrip`` feature) parses decimals with two roundings
@@ -66,7 +68,7 @@ from typing import Any, Literal, Sequence
 from .._config import join, optional, required
 from ._cache import WordCache
 from ._unigram_float32 import Float32Viterbi
-from ._vocab import PieceListLookup
+from ._vocab import PieceListLookup, spell_bytes
 from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
@@ -94,8 +96,8 @@ class Unigram(PieceListLookup):
             it spells, its bytes (`byte_fallback`) or `unk_id`; ``"collapse"``
             (llama.cpp UGM backtrack): the run is one `unk_id`, never looked up
             or spelt, and with `unk_id` None it is -1 (``LLAMA_TOKEN_NULL``)
-            instead of an error; with `byte_fallback` (sentencepiece) the run is
-            its ``<0xHH>`` byte pieces instead.
+            instead of an error; with `byte_fallback` (sentencepiece) each unknown
+            character of the run is its ``<0xHH>`` byte pieces instead.
         float32: sentencepiece's float32 Viterbi (module notes); False: float64 (HF, llama.cpp).
 
     Raises:
@@ -120,6 +122,7 @@ class Unigram(PieceListLookup):
         self._unk_score = (min(self._scores) if self._scores else inf) - _UNK_PENALTY
         if unk_score is not None:
             self._unk_score = unk_score
+        self._byte_fallback = byte_fallback
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._collapse = unknown_runs == "collapse"
         self._float32 = float32
@@ -158,15 +161,6 @@ class Unigram(PieceListLookup):
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return self._tokens(piece)
 
-    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
-        """HF's token string: the text covered (an unknown run shows its own text), or a byte token's name."""
-        text = piece[start:end]
-        if text in self._ids or self._byte_ids is None:
-            return text
-        if None in [self._byte_ids[b] for b in text.encode()]:
-            return text  # an unknown run left as unk_id
-        return str(self._pieces[id])
-
 
     # -- internals ----------------------------------------------------------
 
@@ -186,8 +180,9 @@ class Unigram(PieceListLookup):
             nodes.reverse()
         unk_id = self._unk_id
         if self._collapse:
-            collapsed = _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
-            return self._spell_unknown(word, collapsed) if self._byte_ids is not None else collapsed
+            if self._byte_ids is not None:
+                return self._spell_unknown(word, nodes)
+            return _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
         if unk_id is None or all(token != unk_id for token, _, _ in nodes):
             return nodes
         tokens: list[tuple[int, int, int]] = []
@@ -204,22 +199,17 @@ class Unigram(PieceListLookup):
         return tokens
 
     def _spell_unknown(self, word: str, tokens: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-        """Collapsed unknown runs as their byte pieces (sentencepiece byte fallback)."""
+        """Each unknown node (one character) as its byte pieces (sentencepiece byte fallback, which
+        spells each unknown piece the model gives, before any run is merged)."""
         unk = -1 if self._unk_id is None else self._unk_id
         if all(token != unk for token, _, _ in tokens):
             return tokens
         out: list[tuple[int, int, int]] = []
-        byte_ids = self._byte_ids
-        assert byte_ids is not None
         for token, start, end in tokens:
             if token != unk:
                 out.append((token, start, end))
-                continue
-            for byte in word[start:end].encode("utf-8", "surrogatepass"):
-                byte_id = byte_ids[byte]
-                if byte_id is None:
-                    raise EncodeError(f"byte fallback: the vocabulary has no piece '<0x{byte:02X}>'")
-                out.append((byte_id, start, end))
+            else:
+                out += spell_bytes(word, start, end, self._ids)
         return out
 
     def _unknown(self, word: str, start: int, end: int) -> list[tuple[int, int, int]]:
