@@ -14,7 +14,7 @@ Each reader turns a file into the shared components; see the reader modules:
 from __future__ import annotations
 
 
-import gzip
+import inspect
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from .._gc import paused
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
+from .compressed import read_head
 
 __all__ = ["load", "BUILTIN", "sniff"]
 
@@ -36,18 +37,6 @@ _RWKV_LINE = re.compile(rb"\A\d+ b?['\"]")
 # the folder files polytok reads, in the order a folder is tried
 _FOLDER_FILES = ("tokenizer.json", "tokenizer.json.gz", "tekken.json", "tokenizer.model",
                  "vocab.json", "vocab.txt")
-
-
-def _head(p: Path, n: int = 256) -> bytes:
-    try:
-        with p.open("rb") as f:
-            head = f.read(n)
-        if head[:2] == b"\x1f\x8b":
-            with gzip.open(p, "rb") as g:
-                head = g.read(n)
-        return head
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(p)) from None
 
 
 def sniff(path: str | Path) -> str:
@@ -72,7 +61,7 @@ def sniff(path: str | Path) -> str:
     if not p.exists():
         raise FormatError("no such file or folder", file=str(p))
     name = p.name.lower()
-    head = _head(p)
+    head = read_head(p)
     if head[:4] == b"GGUF" or name.endswith(".gguf"):
         return "gguf"
     if name.startswith("tekken") and name.endswith((".json", ".json.gz")):
@@ -110,7 +99,10 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
             the file is invalid (the error names the file and the key or offset).
     """
     with paused():  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
-        return _load(path, **options)
+        try:
+            return _load(path, **options)
+        except FormatError as exc:  # every error of a load names the file (a reader may not know it)
+            raise exc.with_file(str(path)) from None
 
 
 def _load(path: str | Path, **options: Any) -> Tokenizer:
@@ -146,7 +138,7 @@ def _load(path: str | Path, **options: Any) -> Tokenizer:
     if kind == "tiktoken":
         from .tiktoken import read_tiktoken
 
-        return read_tiktoken(_file_in(p, ("tokenizer.model", "*.tiktoken")), **options)
+        return read_tiktoken(_file_in(p, ("tokenizer.model", "*.tiktoken")), **_declared(read_tiktoken, kind, options))
     if kind == "tekken":
         from .tekken import read_tekken
 
@@ -173,6 +165,18 @@ def _file_in(p: Path, patterns: tuple[str, ...]) -> Path:
         if found:
             return found[0]
     raise FormatError("no tokenizer file found in this folder", file=str(p))
+
+
+def _declared(reader: Any, kind: str, options: dict[str, Any]) -> dict[str, Any]:
+    """`options`, when `reader` declares each as a keyword (a reader taking ``**options`` checks its own)."""
+    params = inspect.signature(reader).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return options
+    known = sorted(p.name for p in params if p.kind is p.KEYWORD_ONLY)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise FormatError(f"the {kind} reader takes no option {', '.join(unknown)} (it takes {', '.join(known)})")
+    return options
 
 
 def _no_options(kind: str, options: dict[str, Any]) -> None:

@@ -25,7 +25,6 @@ new id; see `polytok.formats.redefinitions`).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
+from .compressed import read_bytes
 from .redefinitions import (BYTE, CONTROL, NORMAL, TYPE_NAMES, UNUSED, USER_DEFINED, Redefinition, looks_special,
                             read_json_file)
 
@@ -68,9 +68,10 @@ def read_tokenizer_json_data(folder: Path) -> dict[str, Any]:
     if path is None:
         raise FormatError("no tokenizer.json in this folder", file=str(folder))
     if path.suffix == ".gz":
+        raw = read_bytes(path)
         try:
-            data = json.loads(gzip.decompress(path.read_bytes()))
-        except (OSError, ValueError) as exc:
+            data = json.loads(raw)
+        except ValueError as exc:
             raise FormatError(f"invalid gzip JSON: {exc}", file=str(path)) from None
     else:
         data = read_json_file(path)

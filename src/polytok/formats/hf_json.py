@@ -15,7 +15,6 @@ This module only reads: it validates the JSON and builds the shared components.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Any, TypedDict
@@ -26,6 +25,7 @@ from ..errors import FormatError
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
 from ..truncation import Padding, Truncation
+from .compressed import read_bytes
 
 __all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
 
@@ -45,12 +45,7 @@ _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
 
 def read_json(path: Path) -> Any:
     """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line."""
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    raw = read_bytes(path)
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -24,6 +24,15 @@ defaults of ``sentencepiece_model.proto``), with the shared components:
   for UNIGRAM, whose float32 sums depend on all that precedes);
 * decoder: `SentencePieceDetokenizer`.
 
+``encode_full(text)`` gives what ``sp.encode(text, return_type="proto")`` gives
+(sentencepiece_processor.cc, ``PopulateSentencePieceText``): ``tokens`` are the
+pieces of ``EncodeAsPieces`` (an unknown run is its normalized text, not
+``<unk>``, for every model type: `PieceListLookup.token_value`; byte fallback
+gives ``<0xHH>``), and ``offsets`` are each piece's ``begin``/``end`` in
+characters instead of UTF-8 bytes (the normalizer keeps sentencepiece's
+``norm_to_orig``: `sentencepiece_aligned`; a byte piece before the last of its
+character is empty at the character's start: `spell_bytes`).
+
 ``encode(text)`` is ``sp.encode(text)``: ``special=AS_TEXT`` (the default) reads
 ``<s>`` in the text as text; user-defined pieces are matched by the normalizer
 and the model either way. ``special=PARSE`` also cuts out every CONTROL piece

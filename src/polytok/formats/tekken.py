@@ -42,7 +42,6 @@ Load time: see the table in `formats.tiktoken` (about 0.35-0.5 s, of which
 from __future__ import annotations
 
 import gc
-import gzip
 import json
 from operator import itemgetter
 from pathlib import Path
@@ -53,6 +52,7 @@ from ..decoders.token_bytes import TokenBytes
 from ..errors import FormatError
 from ..post_processors.template import TemplateProcessing
 from ..tokenizer import Tokenizer
+from .compressed import read_bytes
 from .tiktoken import _strict_b64, build_tiktoken
 
 __all__ = ["read_tekken", "DEPRECATED_SPECIAL_TOKENS"]
@@ -134,13 +134,9 @@ def read_tekken(path: Path, **options: Any) -> Tokenizer:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    raw = read_bytes(path)
     try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
         data = json.loads(raw)
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
     except ValueError as exc:
         raise FormatError(f"not valid JSON: {exc}", file=str(path)) from None
     return _object(data, "", path)

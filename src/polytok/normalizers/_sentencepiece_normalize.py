@@ -267,12 +267,18 @@ def sentencepiece_spaces(chunks: list[tuple[str, str]], space: str, prefix: bool
 
     `prefix`: add_dummy_prefix without treat_whitespace_as_suffix; `suffix`: with it.
     """
+    return _spaces(chunks, space, prefix, suffix, remove_extra)[0]
+
+
+def _spaces(chunks: list[tuple[str, str]], space: str, prefix: bool, suffix: bool,
+            remove_extra: bool) -> tuple[list[tuple[str, str]], tuple[int, int] | None]:
+    """`sentencepiece_spaces`, and where the strip of trailing spaces began (`_strip_trailing`)."""
     start = 0
     if remove_extra:
         while start < len(chunks) and chunks[start][1] == " ":
             start += 1
         if start == len(chunks):
-            return []
+            return [], None
     out: list[tuple[str, str]] = [(old, "") for old, _ in chunks[:start]]
     if prefix:
         out.append(("", space))
@@ -285,20 +291,67 @@ def sentencepiece_spaces(chunks: list[tuple[str, str]], space: str, prefix: bool
             if " " in new:
                 new = new.replace(" ", space)
         out.append((old, new))
-    if remove_extra:
-        _strip_trailing(out, space)
+    cut = _strip_trailing(out, space) if remove_extra else None
     if suffix:
         out.append(("", space))
-    return out
+    return out, cut
 
 
-def _strip_trailing(out: list[tuple[str, str]], space: str) -> None:
+def _strip_trailing(out: list[tuple[str, str]], space: str) -> tuple[int, int] | None:
+    """Strip every trailing `space`; returns the chunk and the position in its new text of the
+    first one stripped (None: none was)."""
+    cut = None
     for index in range(len(out) - 1, -1, -1):
         old, new = out[index]
         kept = new.rstrip(space)
-        out[index] = (old, kept)
+        if len(kept) < len(new):
+            out[index] = (old, kept)
+            cut = (index, len(kept))
         if kept:
-            return
+            break
+    return cut
+
+
+def sentencepiece_aligned(chunks: list[tuple[str, str]], space: str, prefix: bool, suffix: bool,
+                          remove_extra: bool, starts: list[int]) -> tuple[str, list[tuple[int, int]]]:
+    """`sentencepiece_spaces`' text, and the original range of each of its characters as sentencepiece
+    0.2.3 gives it (normalizer.cc, ``Normalizer::Normalize``'s ``norm_to_orig``).
+
+    `starts`: the original position of each character of the text the chunks
+    cover, and one past its end. Each output character starts where its chunk
+    starts (the consumed input so far, so an inserted space starts where the next
+    chunk does); in an identity chunk (``old`` begins with ``new``: a run of
+    characters that map to themselves) each starts at its own character. It ends
+    where the next one starts, the last one where the input ends, or, when
+    trailing spaces were stripped, where the first stripped one started. So a
+    token's range, first character's start to last character's end, is
+    sentencepiece's ``[norm_to_orig[begin], norm_to_orig[end])``: deleted input
+    (extra spaces, removed characters) belongs to the token before it.
+
+    Not reproduced: a whole user-defined symbol (or a charsmap key mapping to its own
+    prefix) is one chunk for sentencepiece, so a token that starts inside it would
+    start at the symbol's start; here each character has its own.
+    """
+    out, cut = _spaces(chunks, space, prefix, suffix, remove_extra)
+    chunk_starts = []
+    at = 0
+    for old, _ in out:
+        chunk_starts.append(at)
+        at += len(old)
+    end = starts[at]
+    if cut is not None:
+        old, new = out[cut[0]]
+        end = starts[chunk_starts[cut[0]] + (cut[1] if old.startswith(new) else 0)]
+    begins: list[int] = []
+    for (old, new), at in zip(out, chunk_starts):
+        if not new:
+            continue
+        if old.startswith(new):
+            begins += starts[at:at + len(new)]
+        else:
+            begins += [end if at == len(starts) - 1 else starts[at]] * len(new)
+    begins.append(end)
+    return "".join(new for _, new in out), list(zip(begins, begins[1:]))
 
 
 def whole_characters(chunks: list[tuple[str, str]]) -> list[tuple[str, str]]:

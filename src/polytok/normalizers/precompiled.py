@@ -50,8 +50,8 @@ import regex
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError, not_utf8
 from ..normalized import NormalizedString
-from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_spaces, space_changes,
-                                       whole_characters)
+from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_aligned, sentencepiece_spaces,
+                                       space_changes, whole_characters)
 
 _GRAPHEME = regex.compile(r"\X")
 # Characters that may join a neighbour into one grapheme cluster (UAX #29):
@@ -280,7 +280,7 @@ class Precompiled:
     def normalize(self, text: str) -> str:
         if self._longest is not None:
             if self._sentencepiece:
-                return "".join(new for _, new in self._sentencepiece_chunks(text))
+                return "".join(new for _, new in sentencepiece_spaces(self._sentencepiece_chunks(text), *self._spaces))
             mapped = "".join(new for _, new in self._longest.chunks(text))
             return rewrite_spaces(mapped, *self._spaces)
         table, cluster_text, clusters = self._chars, self._texts.__getitem__, _GRAPHEME.findall
@@ -294,23 +294,24 @@ class Precompiled:
         return "".join(parts)
 
     def _sentencepiece_chunks(self, text: str) -> list[tuple[str, str]]:
-        """sentencepiece's ``Normalizer::Normalize`` as ``(old, new)`` chunks."""
+        """sentencepiece's ``Normalizer::Normalize`` as ``(old, new)`` chunks, before the space rules."""
         assert self._longest is not None
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:  # sentencepiece takes UTF-8 text
             raise not_utf8(exc) from None
-        space, prefix, suffix, remove_extra = self._spaces
-        return sentencepiece_spaces(self._longest.fast_chunks(text), space, prefix, suffix, remove_extra)
+        return self._longest.fast_chunks(text)
 
     def normalize_aligned(self, ns: NormalizedString) -> None:
         changes: list[tuple[str, int]] = []
+        if self._longest is not None and self._sentencepiece:
+            # sentencepiece's own offsets (`sentencepiece_aligned`), not HF's transform rules
+            starts = [span[0] for span in ns.align] + [ns.align[-1][1] if ns.align else ns.orig_start]
+            ns.text, ns.align = sentencepiece_aligned(self._sentencepiece_chunks(ns.text), *self._spaces, starts)
+            return
         if self._longest is not None:
             leading = 0
-            if self._sentencepiece:
-                planned = self._sentencepiece_chunks(ns.text)
-            else:
-                planned = space_changes(whole_characters(self._longest.chunks(ns.text)), *self._spaces)
+            planned = space_changes(whole_characters(self._longest.chunks(ns.text)), *self._spaces)
             for source, target in planned:
                 if not changes and not target:
                     leading += len(source)  # deleted before any kept character
