@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import DecodeError
+from .token_ids import as_ids
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
@@ -43,14 +44,20 @@ class DecodeStream:
         self._hold_spaces = bool(getattr(tokenizer.detokenizer, "clean_spaces", False))
 
     def step(self, id: int | list[int]) -> str:
-        """Add one id (or several); return the new text, or "" while it is incomplete."""
+        """Add one id (or several); return the new text, or "" while it is incomplete.
+
+        An id may be of any integer type, as for `Tokenizer.decode`; a float, a string or
+        a negative id is a `DecodeError` (naming its position among the ids given), and
+        the stream is left as it was.
+        """
+        new_ids = as_ids(id if hasattr(id, "__iter__") and not isinstance(id, (str, bytes)) else [id])
         decode = self._tokenizer.decode
         if not self._prefix and self._ids:
             candidate = decode(self._ids, self._skip)
             if not candidate.endswith("\ufffd") and not (self._hold_spaces and candidate.endswith(_MAY_BE_CLEANED)):
                 self._prefix = candidate
                 self._prefix_index = len(self._ids)
-        self._ids.extend(id if isinstance(id, list) else [id])
+        self._ids.extend(new_ids)
         text = decode(self._ids, self._skip)
         if _utf8_len(text) <= _utf8_len(self._prefix) or text.endswith("\ufffd"):
             return ""

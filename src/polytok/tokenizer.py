@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._gc import paused
 from .decoders import Decoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
-from .errors import DecodeError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
+from .errors import EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -42,6 +42,7 @@ from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
 from .regex_guard import budget
 from .special import AddedToken, AddedVocabulary, SpecialTokens
+from .token_ids import as_id, as_ids
 from .truncation import Padding, Truncation
 
 if TYPE_CHECKING:
@@ -158,15 +159,37 @@ class Tokenizer:
     # -- vocabulary -------------------------------------------------------------------
 
     def __len__(self) -> int:
-        """Vocabulary size with added tokens (HF ``get_vocab_size(with_added_tokens=True)``)."""
+        """How many distinct tokens the vocabulary holds, added tokens included: HF
+        ``get_vocab_size(with_added_tokens=True)``.
+
+        This is not the largest id + 1 where the ids have gaps: cl100k_base has 100,261
+        tokens but ids up to 100,276 (``<|endofprompt|>``). Use `n_vocab` for the size of an
+        id table (an embedding matrix, a ``uint16``/``uint32`` choice).
+        """
         overlap = sum(1 for c in self.added.content_to_id if self.model.token_to_id(c) is not None)
         return self.model.vocab_size() + len(self.added) - overlap
+
+    @property
+    def n_vocab(self) -> int:
+        """The largest id + 1 (tiktoken ``Encoding.n_vocab``): every id is below it.
+
+        Equal to ``len(tok)`` when the ids run from 0 without gaps; larger where they
+        do not (tiktoken's cl100k_base: ``len`` 100,261, ``n_vocab`` 100,277).
+        """
+        top = max(self.model.get_vocab().values(), default=-1)
+        return max(top, max(self.added.id_to_entry, default=-1)) + 1
 
     def token_to_id(self, token: str) -> int | None:
         found = self.added.token_to_id(token)
         return found if found is not None else self.model.token_to_id(token)
 
     def id_to_token(self, id: int) -> str | None:
+        """The token of `id` (any integer type, as HF's ``id_to_token``); None when no token has it.
+
+        Raises:
+            DecodeError: `id` is not an integer (a float, a string …).
+        """
+        id = as_id(id)
         found = self.added.decode_string(id)
         return found if found is not None else self.model.id_to_token(id)
 
@@ -434,9 +457,7 @@ class Tokenizer:
     def _decode_strings(self, ids: list[int], skip_special: bool) -> list[str]:
         strings: list[str] = []
         added, model = self.added, self.model
-        for id_ in ids:
-            if not isinstance(id_, int) or isinstance(id_, bool) or id_ < 0:
-                raise DecodeError(f"token ids must be non-negative integers, found {id_!r}")
+        for id_ in ids:  # already checked by `decode`
             s = added.decode_string(id_)
             if s is None:
                 s = model.id_to_token(id_)
@@ -451,18 +472,24 @@ class Tokenizer:
         """The text of `ids` (HF ``decode``; ids outside the vocabulary are dropped, as HF does).
 
         Args:
-            ids: token ids.
+            ids: token ids, of any integer type (``int``, ``numpy.int64`` …, ``bool``),
+                as HF tokenizers and tiktoken take them (`polytok.token_ids`).
             skip_special: leave out special tokens. Default False, as transformers
                 and llama.cpp; HF tokenizers' Python binding defaults to True.
+
+        Raises:
+            DecodeError: an id that is not an integer or is negative (naming its
+                position), or one the format's reference refuses.
         """
+        ids = as_ids(ids)
         detok = self.detokenizer
         if detok is not None and hasattr(detok, "decode_text"):
-            return detok.decode_text(list(ids), skip_special)
+            return detok.decode_text(ids, skip_special)
         if detok is not None:
             # llama.cpp: skip_special is remove_special, keeping them is unparse_special
-            raw = detok.detokenize(list(ids), skip_special, not skip_special)
+            raw = detok.detokenize(ids, skip_special, not skip_special)
             return raw.decode("utf-8", "replace")
-        strings = self._decode_strings(list(ids), skip_special)
+        strings = self._decode_strings(ids, skip_special)
         if self.decoder is None:
             return " ".join(strings)
         return "".join(self.decoder.decode_chain(strings))

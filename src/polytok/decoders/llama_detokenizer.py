@@ -90,6 +90,10 @@ class LlamaDetokenizer:
 
     def detokenize(self, ids: list[int], remove_special: bool = False, unparse_special: bool = False) -> bytes:
         """``llama_detokenize(ids, remove_special, unparse_special)``."""
+        size = len(self.texts)
+        if ids and (min(ids) < 0 or max(ids) >= size):  # llama.cpp: id_to_token.at(id) throws
+            position, bad = next((p, i) for p, i in enumerate(ids) if not 0 <= i < size)
+            raise DecodeError(f"position {position}: token id {bad} is outside the vocabulary (0..{size - 1})")
         remove_space = self.add_space_prefix
         if remove_special and self.add_bos and ids and ids[0] == self.bos_id:
             ids = ids[1:]

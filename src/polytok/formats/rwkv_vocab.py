@@ -189,8 +189,8 @@ class _TrieDetokenizer:
         try:
             data = b"".join(self._bytes(i) for i in ids)
         except (KeyError, TypeError):
-            bad = next(i for i in ids if not _has_token(self._bytes, i))
-            raise DecodeError(f"RWKV: id {bad!r} has no token in this vocabulary") from None
+            position, bad = next((p, i) for p, i in enumerate(ids) if not _has_token(self._bytes, i))
+            raise DecodeError(f"position {position}: RWKV: id {bad!r} has no token in this vocabulary") from None
         return data.decode("utf-8", "replace")
 
 
