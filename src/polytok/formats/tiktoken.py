@@ -1,9 +1,29 @@
 """Reader for tiktoken rank files (``.tiktoken``; Llama 3 / Llama 4 ``tokenizer.model``).
 
-Format: one line per token, ``base64(token_bytes) SP rank``; empty lines are
-skipped. tiktoken 0.14.0, tiktoken/load.py (``load_tiktoken_bpe``) reads it;
-tiktoken/core.py (``Encoding``) and src/lib.rs (``CoreBPE``) run it. The file
-holds neither the split pattern nor the special tokens: a well-known file is
+Format: one line per token, ``base64(token_bytes) SP rank``. tiktoken 0.14.0,
+tiktoken/load.py (``load_tiktoken_bpe``) reads it; tiktoken/core.py (``Encoding``)
+and src/lib.rs (``CoreBPE``) run it. polytok takes exactly the files both take:
+
+- lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (``bytes.splitlines``); empty ones are
+  skipped, one of white space only is an error;
+- a line is two fields split at any ASCII white space (``bytes.split``: spaces,
+  tabs, VT, FF, before, between and after); base64 is decoded leniently
+  (``base64.b64decode``: characters outside the alphabet are dropped, the padding
+  must then be right), so ``=`` is a token of no bytes (whisper's
+  multilingual.tiktoken has one); the rank is Python's ``int`` (``+7``, ``0_7``);
+- a token given twice keeps the last rank, at the place of the first (a ``dict``),
+  and the earlier rank is gone; the ranks left must be distinct (``CoreBPE``
+  asserts it), in 0..2**32-1 (its ``u32``), and at least one (``Encoding``
+  takes the largest).
+
+A token of no bytes decodes to nothing. Merges never make it (lib.rs
+``byte_pair_encode`` joins non-empty parts); tiktoken would give it only for an
+empty match of the pattern, which no known pattern has and polytok's `Split`
+drops: a known divergence, pinned in tests/formats/test_tiktoken_empty_token.py
+(tiktoken without such a token panics there). polytok also refuses ids far
+sparser than the number of tokens (``_SPARSE``), which tiktoken takes.
+
+The file holds neither the split pattern nor the special tokens: a well-known file is
 recognised by its sha256 (`tiktoken_known`), any other needs ``pattern=`` (and
 ``special_tokens=`` if it has any).
 
@@ -65,7 +85,6 @@ from binascii import a2b_base64
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
-from typing import NoReturn
 
 from ..byte_alphabet import BYTES_TO_CHARS
 from ..decoders.token_bytes import TokenBytes
@@ -81,11 +100,10 @@ from .tiktoken_known import KNOWN_RANKS
 
 __all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks"]
 
-_LINE = re.compile(rb"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)? [0-9]+")
-# the whole file at once: possessive, so `re` never backtracks (12 ms for 200k lines; base64
-# padding is then checked by the strict decoder, and a bad line found by `_LINE`)
+# the common shape, the whole file at once: possessive, so `re` never backtracks (12 ms for 200k
+# lines); its tokens are then decoded as tiktoken decodes them, and anything else read line by line
 _FILE = re.compile(rb"(?:(?:[A-Za-z0-9+/=]++ [0-9]++)?\r?\n)*+(?:[A-Za-z0-9+/=]++ [0-9]++)?")
-_strict_b64 = partial(a2b_base64, strict_mode=True)
+_strict_b64 = partial(a2b_base64, strict_mode=True)  # tekken.json's vocabulary (mistral-common decodes strictly)
 _ALPHABET = "".join(BYTES_TO_CHARS)  # a charmap: byte b decodes to BYTES_TO_CHARS[b]
 _SPARSE = 16  # ids are kept in a table by id: refuse one more than this many times larger than needed
 
@@ -105,7 +123,8 @@ def read_tiktoken(path: Path, *, pattern: str | None = None,
 
     Raises:
         FormatError: the file cannot be read, a line is not ``base64 rank`` (named by
-            number), a rank repeats, or the file is not a known one and `pattern` is missing.
+            number), tiktoken's ``Encoding`` would refuse the ranks, or the file is not a known one
+            and `pattern` is missing.
     """
     path = Path(path)
     try:
@@ -144,44 +163,50 @@ def read_tiktoken(path: Path, *, pattern: str | None = None,
 
 
 def parse_ranks(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]:
-    """The token bytes and ranks of a rank file's lines, in file order."""
-    if _FILE.fullmatch(data) is None:
-        _raise_bad_line(data, file)
-    fields = data.split()
-    ranks = list(map(int, fields[1::2]))
-    try:
-        token_bytes = list(map(_strict_b64, fields[0::2]))
-    except BinasciiError:
-        _raise_bad_line(data, file)
-    if ranks == list(range(len(ranks))):
-        return token_bytes, range(len(ranks))
-    if len(set(ranks)) != len(ranks):
-        seen: set[int] = set()
-        for line, rank in enumerate(ranks, 1):
-            if rank in seen:
-                raise FormatError(f"rank {rank} appears twice (tiktoken: duplicate token indices)",
-                                  file=file, line=_line_number(data, line))
-            seen.add(rank)
-    return token_bytes, ranks
+    """The token bytes and ranks of a rank file, as tiktoken's loader reads them and its
+    ``Encoding`` takes them (see the module notes); a line either refuses names its number."""
+    if _FILE.fullmatch(data) is not None:
+        fields = data.split()
+        try:
+            token_bytes = list(map(a2b_base64, fields[0::2]))
+        except BinasciiError:
+            return _parse_lines(data, file)
+        ranks = list(map(int, fields[1::2]))
+        # distinct ranks: a token given twice only loses its earlier rank (`build_tiktoken` keeps the last)
+        if ranks == list(range(len(ranks))) and ranks:
+            return token_bytes, range(len(ranks))
+        if ranks and len(set(ranks)) == len(ranks) and max(ranks) < 2**32:
+            return token_bytes, ranks
+    return _parse_lines(data, file)
 
 
-def _line_number(data: bytes, entry: int) -> int:
-    """The file line of the `entry`-th non-empty line (1-based)."""
-    count = 0
+def _parse_lines(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]:
+    """`parse_ranks` line by line, for any file the fast path does not take."""
+    entries: dict[bytes, tuple[int, int]] = {}  # as tiktoken's dict: a repeated token keeps its place, takes the last rank
     for number, line in enumerate(data.splitlines(), 1):
-        if line.strip():
-            count += 1
-            if count == entry:
-                return number
-    return count
-
-
-def _raise_bad_line(data: bytes, file: str) -> NoReturn:
-    for number, line in enumerate(data.split(b"\n"), 1):
-        line = line.removesuffix(b"\r")
-        if line and _LINE.fullmatch(line) is None:
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 2:
             raise FormatError(f"expected 'base64 rank', found {line[:60]!r}", file=file, line=number)
-    raise FormatError("not a tiktoken rank file", file=file)
+        try:
+            token = a2b_base64(fields[0])
+            rank = int(fields[1])
+        except (BinasciiError, ValueError) as exc:
+            raise FormatError(f"expected 'base64 rank', found {line[:60]!r} ({exc})", file=file, line=number) from None
+        entries[token] = (rank, number)
+    if not entries:
+        raise FormatError("no ranks (tiktoken's Encoding takes the largest of them)", file=file)
+    seen: dict[int, int] = {}
+    for rank, number in entries.values():
+        if not 0 <= rank < 2**32:
+            raise FormatError(f"rank {rank} is outside 0..2**32-1 (tiktoken's ranks are u32)", file=file, line=number)
+        if rank in seen:
+            raise FormatError(f"rank {rank} appears twice, on lines {seen[rank]} and {number} (tiktoken: duplicate "
+                              "token indices)", file=file, line=number)
+        seen[rank] = number
+    ranks = [rank for rank, _ in entries.values()]
+    return list(entries), range(len(ranks)) if ranks == list(range(len(ranks))) else ranks
 
 
 def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: str,
