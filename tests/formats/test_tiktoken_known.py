@@ -9,6 +9,9 @@
   ``llama4/tokenizer.py`` (and ``tokenizer_utils.py``), fetched from its wheel by
   sha256, are run on the ``tokenizer.model`` of the same wheel; their pattern,
   special tokens, BOS and EOS must be the table's row for that file's sha256.
+- Whisper: openai-whisper 20250625's own ``whisper/tokenizer.py``, fetched from its sdist by
+  sha256, run (``get_encoding("multilingual")``, its default ``num_languages``) on the
+  ``multilingual.tiktoken`` of the same sdist laid beside it.
 A wrong hash, pattern or special id in the table fails one of these.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import sys
 
 import pytest
@@ -112,11 +116,52 @@ def test_llama_rows_equal_llama_models(monkeypatch, version, fixture, pattern_at
     assert len(tok) == reference.n_words
 
 
+_WHISPER_SOURCE = {"openai_whisper-20250625/whisper/tokenizer.py":
+                   "3b48e361a7e95b4ec0356ca6d72bba635778aa10269153136ee7bc34cae30b85"}
+
+
+def _whisper_tokenizer_module():
+    """whisper/tokenizer.py (it imports only tiktoken), beside assets/multilingual.tiktoken."""
+    ranks = fixture_path("whisper-multilingual-tiktoken", "multilingual.tiktoken")
+    root = cache_root() / "openai-whisper-20250625-src"
+    source = root / "tokenizer.py"
+    expected = next(iter(_WHISPER_SOURCE.values()))
+    if not source.is_file() or hashlib.sha256(source.read_bytes()).hexdigest() != expected:
+        try:
+            contents = fetch_members(SOURCES["whisper-multilingual-tiktoken"], _WHISPER_SOURCE)
+        except FetchError as err:
+            pytest.skip(f"openai-whisper 20250625 could not be downloaded ({err})")
+        root.mkdir(parents=True, exist_ok=True)
+        source.write_bytes(next(iter(contents.values())))
+    (root / "assets").mkdir(exist_ok=True)
+    (root / "assets" / "multilingual.tiktoken").write_bytes(ranks.read_bytes())
+    spec = importlib.util.spec_from_file_location("whisper_tokenizer_20250625", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, ranks
+
+
+def test_whisper_row_equals_whisper_get_encoding():
+    module, path = _whisper_tokenizer_module()
+    reference = module.get_encoding("multilingual")
+    whisper = module.get_tokenizer(multilingual=True)
+    row = KNOWN_RANKS[hashlib.sha256(path.read_bytes()).hexdigest()]
+    assert row.name == "whisper-multilingual"
+    assert row.pattern == reference._pat_str
+    assert row.special_tokens == reference._special_tokens
+    assert (row.special_tokens[row.bos], row.special_tokens[row.eos]) == (whisper.sot, whisper.eot)
+    tok = polytok.load(path)
+    assert tok.special_ids == {"bos": whisper.sot, "eos": whisper.eot}
+    assert len(tok) == reference.n_vocab  # every id from 0 up is a token, the one of no bytes (50256) too
+
+
 def test_fixture_hashes_are_table_rows():
     """The fixtures' recorded sha256 (from their packages) are the table's keys for those files."""
     recorded = {name: SOURCES[name]["files"][0]["sha256"] for name in
-                ("whisper-gpt2-tiktoken", "llama3-tiktoken", "llama4-tiktoken", "cl100k_base-tiktoken")}
+                ("whisper-gpt2-tiktoken", "whisper-multilingual-tiktoken", "llama3-tiktoken", "llama4-tiktoken",
+                 "cl100k_base-tiktoken")}
     assert KNOWN_RANKS[recorded["whisper-gpt2-tiktoken"]].name == "r50k_base"
+    assert KNOWN_RANKS[recorded["whisper-multilingual-tiktoken"]].name == "whisper-multilingual"
     assert KNOWN_RANKS[recorded["cl100k_base-tiktoken"]].name == "cl100k_base"
     assert KNOWN_RANKS[recorded["llama3-tiktoken"]].name == "llama3"
     assert KNOWN_RANKS[recorded["llama4-tiktoken"]].name == "llama4"

@@ -26,6 +26,7 @@ from polytok.formats.tiktoken_known import KNOWN_RANKS
 FILES = [
     ("cl100k_base-tiktoken", "cl100k_base.tiktoken"),  # GitHub origin: ../shared only
     ("whisper-gpt2-tiktoken", "gpt2.tiktoken"),
+    ("whisper-multilingual-tiktoken", "multilingual.tiktoken"),  # its last rank is a token of no bytes
     ("llama3-tiktoken", "tokenizer.model"),
     ("llama4-tiktoken", "tokenizer.model"),
 ]

@@ -12,6 +12,14 @@ nor its special tokens: the code that loads it does. Sources:
   ``p50k_base`` / ``o200k_base`` files with more special tokens: a file cannot
   tell them apart, so the base encoding is assumed; pass ``special_tokens=`` for
   the others.
+- OpenAI Whisper: openai-whisper 20250625 (PyPI sdist), ``whisper/tokenizer.py``
+  (``get_encoding("multilingual")``: its ``pat_str``, and the special tokens
+  numbered from the number of ranks, with the default ``num_languages=99``; the
+  sha256 is of ``whisper/assets/multilingual.tiktoken`` in that sdist, whose last
+  rank is a token of no bytes). large-v3 uses ``num_languages=100``, which adds
+  ``<|yue|>`` and moves every later special up by one: a file cannot tell, so pass
+  ``special_tokens=`` for it. Whisper's ``gpt2.tiktoken`` is ``r50k_base``'s file
+  (above); Whisper gives it its own specials and pattern the same way.
 - Meta's Llama 3 and Llama 4: llama-models 0.3.0 (PyPI wheel),
   ``llama_models/llama3/tokenizer.py`` and ``llama_models/llama4/tokenizer.py``
   (``Tokenizer.pat_str`` / ``O200K_PATTERN``, ``Tokenizer.__init__``: the named
@@ -20,7 +28,7 @@ nor its special tokens: the code that loads it does. Sources:
   sha256 is of the ``tokenizer.model`` next to each in that wheel.
 
 tests/formats/test_tiktoken_known.py checks every row against those sources,
-run live (tiktoken's constructors; llama-models' ``Tokenizer``).
+run live (tiktoken's constructors; llama-models' ``Tokenizer``; whisper's ``get_encoding``).
 """
 
 from __future__ import annotations
@@ -52,6 +60,12 @@ _O200K = "|".join([
 ])
 _LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
            r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+_WHISPER = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# whisper/tokenizer.py LANGUAGES, in its order: the first 99 (get_encoding's default num_languages)
+_WHISPER_LANGUAGES = (
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la "
+    "mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be "
+    "tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su").split()
 _ENDOFTEXT, _ENDOFPROMPT = "<|endoftext|>", "<|endofprompt|>"
 
 
@@ -82,6 +96,14 @@ def _llama4_named() -> list[str]:
     return basic + text_post_train + vision + reasoning
 
 
+def _whisper_specials(first_id: int) -> dict[str, int]:
+    """whisper's get_encoding: task and language tokens, then one per 0.02 s timestamp up to 30 s."""
+    texts = ["<|endoftext|>", "<|startoftranscript|>", *(f"<|{code}|>" for code in _WHISPER_LANGUAGES),
+             "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>",
+             "<|notimestamps|>", *(f"<|{step * 0.02:.2f}|>" for step in range(1501))]
+    return {text: first_id + i for i, text in enumerate(texts)}
+
+
 # sha256 of the rank file -> what its loader adds
 KNOWN_RANKS: dict[str, KnownRanks] = {
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930":
@@ -94,6 +116,9 @@ KNOWN_RANKS: dict[str, KnownRanks] = {
                                             _ENDOFPROMPT: 100276}),
     "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d":
         KnownRanks("o200k_base", _O200K, {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018}),
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126":
+        KnownRanks("whisper-multilingual", _WHISPER, _whisper_specials(50257),
+                   bos="<|startoftranscript|>", eos="<|endoftext|>"),
     "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55":
         KnownRanks("llama3", _LLAMA3, _numbered(128000, _LLAMA3_NAMED, 256, "reserved_special_token", 2),
                    bos="<|begin_of_text|>", eos="<|end_of_text|>"),
