@@ -12,11 +12,26 @@ Three sources, all read with `polytok.load`:
   ``tokenizer_config.json``, ``merges.txt`` beside ``vocab.json``) are checked the
   same way. Without ``--root`` no typed path is read. Path-loaded tokenizers are
   kept, the least recently used dropped beyond `MAX_PATH_MODELS`.
+
+Only regular files are read: the model, every entry of its folder and of the
+folders one level below it (where readers look for siblings such as
+``additional_chat_templates/*.jinja``) must be a regular file or a folder once
+links are followed. A FIFO, socket or device under a root would block the reader's
+``open`` (a FIFO waits for a writer) or never end; such a model is refused before
+anything is opened.
+
+Requests run at once in several threads: the registry's tables are guarded by a
+lock held only for lookups and updates; loading a path takes that path's own lock
+(one load per file, while other requests go on). Encoding with a loaded
+`Tokenizer` needs no lock (its word caches are dicts whose single operations are
+atomic, and each call's state is its own).
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -64,20 +79,23 @@ class Registry:
                 raise PolytokError(f"--root {root}: not a folder")
         self._fixed: dict[str, Entry] = {}
         self._paths: OrderedDict[str, Entry] = OrderedDict()
+        self._lock = threading.Lock()  # the two tables above and `_loading`
+        self._loading: dict[str, threading.Lock] = {}  # a real path being loaded -> its lock
 
     def add_builtin(self, name: str = "gpt2") -> Entry:
-        entry = Entry(name, load(name), "builtin")
-        self._fixed[name] = entry
-        return entry
+        return self.add(name, load(name), "builtin")
 
-    def add(self, spec: str, tokenizer: Tokenizer) -> Entry:
-        """Register a tokenizer given on the command line under the argument as written."""
-        entry = Entry(spec, tokenizer, "command line")
-        self._fixed[spec] = entry
+    def add(self, spec: str, tokenizer: Tokenizer, origin: str = "command line") -> Entry:
+        """Register a tokenizer (given on the command line) under the argument as written."""
+        entry = Entry(spec, tokenizer, origin)
+        with self._lock:
+            self._fixed[spec] = entry
         return entry
 
     def listing(self) -> list[dict[str, Any]]:
-        return [e.describe() for e in [*self._fixed.values(), *self._paths.values()]]
+        with self._lock:
+            entries = [*self._fixed.values(), *self._paths.values()]
+        return [e.describe() for e in entries]
 
     def get(self, name: Any) -> Entry:
         """The tokenizer called `name`: a registered name, else a path under a root.
@@ -88,20 +106,40 @@ class Registry:
         """
         if not isinstance(name, str) or not name:
             raise ApiError(400, "'model' must be a non-empty string: a loaded model's name or a path")
-        if name in self._fixed:
-            return self._fixed[name]
+        with self._lock:
+            fixed = self._fixed.get(name)
+        if fixed is not None:
+            return fixed
         real = self.resolve(name)
-        if real in self._paths:
+        with self._lock:
+            found = self._loaded(real)
+            if found is not None:
+                return found
+            loading = self._loading.setdefault(real, threading.Lock())
+        with loading:  # one load of a file at a time; other files and other requests go on
+            with self._lock:
+                found = self._loaded(real)
+            return found if found is not None else self._load(name, real)
+
+    def _loaded(self, real: str) -> Entry | None:
+        """The path-loaded entry of `real`, now the most recently used (call with `_lock` held)."""
+        entry = self._paths.get(real)
+        if entry is not None:
             self._paths.move_to_end(real)
-            return self._paths[real]
+        return entry
+
+    def _load(self, name: str, real: str) -> Entry:
+        """Read `real` (with its lock held) and keep it; the least recently used beyond the cap goes."""
+        entry: Entry | None = None
         try:
-            tok = load(real)
-        except PolytokError as exc:
-            raise ApiError(400, f"cannot load {name}: {exc}") from None
-        entry = Entry(real, tok, "path")
-        self._paths[real] = entry
-        while len(self._paths) > MAX_PATH_MODELS:
-            self._paths.popitem(last=False)
+            entry = Entry(real, _read(name, real), "path")
+        finally:
+            with self._lock:
+                if entry is not None:
+                    self._paths[real] = entry
+                    while len(self._paths) > MAX_PATH_MODELS:
+                        self._paths.popitem(last=False)
+                self._loading.pop(real, None)
         return entry
 
     def resolve(self, name: str) -> str:
@@ -120,7 +158,7 @@ class Registry:
                 continue
             if not os.path.exists(real):
                 continue
-            self._check_siblings(real, root)
+            self._check_folder(real)
             return real
         if any(self._root_of(os.path.realpath(c)) is not None for c in candidates):
             raise ApiError(404, f"{name}: no such file or folder under the --root folders")
@@ -132,17 +170,44 @@ class Registry:
                 return root
         return None
 
-    def _check_siblings(self, real: str, root: str) -> None:
-        """Refuse a model whose folder holds a link out of the roots (a reader may open the files beside it)."""
+    def _check_folder(self, real: str) -> None:
+        """Refuse a model whose folder (or a folder just below it) holds a link out of the roots, or
+        anything but regular files and folders: a reader may open the files beside the model."""
         folder = real if os.path.isdir(real) else os.path.dirname(real)
+        self._check_entry(real, real)
+        for path in _entries(folder):
+            self._check_entry(path, real)
+            if os.path.isdir(path) and path != real:
+                for below in _entries(path):
+                    self._check_entry(below, real)
+
+    def _check_entry(self, path: str, model: str) -> None:
+        target = os.path.realpath(path)
+        if self._root_of(target) is None:
+            raise ApiError(403, f"{path} links outside the --root folders; refused")
         try:
-            names = sorted(os.listdir(folder))
-        except OSError as exc:
-            raise ApiError(403, f"cannot list the folder {folder}: {exc.strerror}") from None
-        for entry in names:
-            target = os.path.realpath(os.path.join(folder, entry))
-            if self._root_of(target) is None:
-                raise ApiError(403, f"{os.path.join(folder, entry)} links outside the --root folders; refused")
+            mode = os.stat(target).st_mode
+        except OSError:  # a dangling link, or gone since: nothing there to read
+            return
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            what = "it" if path == model else f"{path} beside it"
+            raise ApiError(400, f"cannot load {model}: {what} is not a regular file (a FIFO, socket or "
+                                "device would block or never end); refused")
+
+
+def _read(name: str, real: str) -> Tokenizer:
+    try:
+        return load(real)
+    except PolytokError as exc:
+        raise ApiError(400, f"cannot load {name}: {exc}") from None
+
+
+def _entries(folder: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        raise ApiError(403, f"cannot list the folder {folder}: {exc.strerror}") from None
+    return [os.path.join(folder, name) for name in names]
 
 
 def _looks_like_path(name: str) -> bool:
