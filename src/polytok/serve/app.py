@@ -1,18 +1,22 @@
-"""The HTTP side of `polytok serve`: routing, body limits, JSON errors, the static page.
+"""The HTTP side of `polytok serve`: routing, request checks, JSON errors, the static page.
 
 The server is the standard library's ``http.server.ThreadingHTTPServer``: one
 page and four small JSON endpoints need no framework, and polytok's runtime stays
-``regex`` + ``jinja2`` (DESIGN: pure Python, no new dependency). Tokenizer work
-runs under one lock (the GIL would serialise it anyway, and a tokenizer's word
-caches are not meant for concurrent writers); static files do not wait for it.
+``regex`` + ``jinja2`` (DESIGN: pure Python, no new dependency). Each connection
+has its thread; requests run at once, with no lock held across them (the registry
+locks its own tables and each file's load, `models`), so a slow or stuck request
+delays no other. `connections` bounds the threads and drops idle or silent clients.
 
-Routes: ``GET /`` (the page), ``GET /static/<file>``, ``GET /api/models``,
-``POST /api/load``, ``POST /api/encode``, ``POST /api/compare``,
+Before any work, `checks` refuses what another site's page could send (a foreign
+Host or Origin, a POST that is not ``application/json``) and bodies that cannot be
+read safely. Routes: ``GET /`` (the page), ``GET /static/<file>``, ``GET
+/api/models``, ``POST /api/load``, ``POST /api/encode``, ``POST /api/compare``,
 ``POST /api/explain``. Every error is a JSON object ``{"error": …, "status": …}``
-with the status: 400 bad JSON or field, 403 a path outside ``--root`` (or a
-request from another site), 404 unknown path or model, 405 wrong method, 411 no
-Content-Length, 413 a body over `MAX_BODY` bytes or a text over
-`api.MAX_TEXT` characters, 500 a bug (logged on the server, never sent).
+with the status: 400 bad JSON, field or header, 403 a path outside ``--root`` or
+a request from another site, 404 unknown path or model, 405 wrong method, 411 no
+Content-Length, 413 a body over `MAX_BODY` bytes (refused before it is read) or a
+text over `api.MAX_TEXT` characters, 415 not JSON, 503 every connection busy, 500
+a bug (logged on the server, never sent).
 """
 
 from __future__ import annotations
@@ -20,18 +24,18 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import threading
 import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
-from . import api
+from . import api, checks
+from .connections import IDLE, IDLE_TIMEOUT, MAX_CONNECTIONS, SENDING, WORKING, Connections
 from .models import ApiError, Registry
 
-__all__ = ["MAX_BODY", "make_server", "Handler"]
+__all__ = ["MAX_BODY", "make_server", "Handler", "PolytokServer"]
 
 MAX_BODY = 4 * 1024 * 1024
 _STATIC = {"index.html": "text/html; charset=utf-8", "page.css": "text/css; charset=utf-8",
@@ -40,8 +44,7 @@ _POST: dict[str, Callable[[Registry, dict[str, Any]], dict[str, Any]]] = {
     "/api/load": api.load_model, "/api/encode": api.encode, "/api/compare": api.compare_view,
     "/api/explain": api.explain}
 _GET = {"/", "/api/models", *(f"/static/{name}" for name in _STATIC)}
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-_DRAIN = 64 * 1024 * 1024  # a refused body up to this size is read first, so the client sees the 413
+_BUSY_WAIT = 1.0  # seconds the "503 busy" answer may take to send
 _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 
@@ -54,11 +57,38 @@ def _json_bytes(obj: Any) -> bytes:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """One request. `server` is a `PolytokServer` (registry, lock, quiet flag)."""
+    """One connection's requests. `server` is a `PolytokServer` (registry, connections, allowed hosts)."""
 
     server: "PolytokServer"
     protocol_version = "HTTP/1.1"
     server_version = "polytok-serve"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # every read and write of this connection
+
+    def handle_one_request(self) -> None:
+        self._mark(IDLE)
+        try:
+            super().handle_one_request()  # it drops a connection whose read or write timed out
+        except OSError:  # the client went away, or the connection gave way to a new one
+            self.close_connection = True
+
+    def parse_request(self) -> bool:
+        self._mark(SENDING)  # the request line is in; headers (and a body) may still be coming
+        return super().parse_request()
+
+    def handle_expect_100(self) -> bool:
+        """``Expect: 100-continue``: refuse a body that would be refused before the client sends it."""
+        try:
+            checks.content_length(self.headers.get_all("Content-Length") or [], MAX_BODY)
+        except ApiError as exc:
+            self._send_json(exc.status, {"error": exc.message, "status": exc.status}, close=True)
+            return False
+        return super().handle_expect_100()
+
+    def _mark(self, state: str) -> None:
+        self.server.connections.mark(self.request, state)
 
     def log_message(self, format: str, *args: Any) -> None:
         if not self.server.quiet:
@@ -109,39 +139,28 @@ class Handler(BaseHTTPRequestHandler):
 
     def _guarded(self, fn: Callable[[], None]) -> None:
         try:
-            self._check_origin()
+            checks.check_host(self.headers.get("Host"), self.server.allowed_hosts)
+            checks.check_origin(self.headers.get("Origin"), self.headers.get("Host"))
             fn()
         except ApiError as exc:
             extra = {"Allow": _allowed(self._path())} if exc.status == 405 else None
             # closed after: a refused request's body may be unread, and must not pass for the next request
             self._send_json(exc.status, {"error": exc.message, "status": exc.status}, close=True, extra=extra)
-        except ConnectionError:  # the page gave up on this request (a newer keystroke aborted it)
+        except (ConnectionError, TimeoutError):  # the page gave up on this request (a newer keystroke aborted it)
             self.close_connection = True
         except Exception:  # noqa: BLE001 - a bug: logged here, a plain 500 for the page
             traceback.print_exc(file=sys.stderr)
             self._send_json(500, {"error": "internal error (see the server's log)", "status": 500}, close=True)
 
-    def _check_origin(self) -> None:
-        """On loopback, refuse another site's page (DNS rebinding, cross-site POSTs)."""
-        if not self.server.loopback:
-            return
-        host = urlsplit("//" + (self.headers.get("Host") or "")).hostname
-        if host and host not in _LOOPBACK:
-            raise ApiError(403, f"Host {host!r} is not this loopback server")
-        origin = self.headers.get("Origin")
-        if origin and origin != "null" and urlsplit(origin).hostname not in _LOOPBACK:
-            raise ApiError(403, f"requests from {origin} are refused")
-
     def _get(self) -> None:
+        self._mark(WORKING)
         path = self._path()
         if path in _POST:
             raise ApiError(405, f"{path} takes POST")
         if path not in _GET:
             raise ApiError(404, f"no such page: {path}")
         if path == "/api/models":
-            with self.server.lock:
-                listing = self.server.registry.listing()
-            self._send_json(200, {"models": listing, "roots": self.server.registry.roots,
+            self._send_json(200, {"models": self.server.registry.listing(), "roots": self.server.registry.roots,
                                   "max_text": api.MAX_TEXT, "max_body": MAX_BODY})
             return
         name = "index.html" if path == "/" else path.rsplit("/", 1)[1]
@@ -154,12 +173,13 @@ class Handler(BaseHTTPRequestHandler):
         if handler is None:
             raise ApiError(405 if path in _GET else 404,
                            f"{path} takes GET" if path in _GET else f"no such endpoint: {path}")
+        checks.check_json_type(self.headers.get("Content-Type"))
         body = self._body()
-        with self.server.lock:
-            out = handler(self.server.registry, body)
-        self._send_json(200, out)
+        self._mark(WORKING)
+        self._send_json(200, handler(self.server.registry, body))
 
     def _other(self) -> None:
+        self._mark(WORKING)
         path = self._path()
         if path in _POST or path in _GET:
             raise ApiError(405, f"{path} takes {_allowed(path)}, not {self.command}")
@@ -168,33 +188,11 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> dict[str, Any]:
         if self.headers.get("Transfer-Encoding"):
             raise ApiError(411, "send the body with a Content-Length (no chunked encoding)")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.strip().isdigit():
-            raise ApiError(411, "a POST needs a Content-Length")
-        n = int(length)
-        if n > MAX_BODY:
-            self._drain(n)
-            raise ApiError(413, f"the body has {n:,} bytes; this server takes at most {MAX_BODY:,}")
+        n = checks.content_length(self.headers.get_all("Content-Length") or [], MAX_BODY)
         raw = self.rfile.read(n)
-        try:
-            body = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise ApiError(400, f"the body is not UTF-8 (byte offset {exc.start})") from None
-        except ValueError as exc:
-            raise ApiError(400, f"the body is not JSON: {exc}") from None
-        if not isinstance(body, dict):
-            raise ApiError(400, "the body must be a JSON object")
-        return body
-
-
-    def _drain(self, n: int) -> None:
-        if n > _DRAIN:
-            return
-        while n > 0:
-            chunk = self.rfile.read(min(n, 1 << 20))
-            if not chunk:
-                return
-            n -= len(chunk)
+        if len(raw) < n:
+            raise ApiError(400, f"the body ended after {len(raw):,} of its {n:,} bytes")
+        return checks.parse_json(raw)
 
 
 def _allowed(path: str) -> str:
@@ -202,16 +200,33 @@ def _allowed(path: str) -> str:
 
 
 class PolytokServer(ThreadingHTTPServer):
-    """A ThreadingHTTPServer that holds the registry and the lock for tokenizer work."""
+    """A ThreadingHTTPServer that holds the registry, the names it answers to and its open connections."""
 
     daemon_threads = True
+    block_on_close = False  # closing (Ctrl-C) does not wait for clients' idle connections to time out
 
-    def __init__(self, address: tuple[str, int], registry: Registry, quiet: bool = False) -> None:
+    def __init__(self, address: tuple[str, int], registry: Registry, quiet: bool = False,
+                 allow_hosts: Iterable[str] = (), max_connections: int = MAX_CONNECTIONS,
+                 idle_timeout: float = IDLE_TIMEOUT) -> None:
         super().__init__(address, Handler)
         self.registry = registry
-        self.lock = threading.Lock()
         self.quiet = quiet
-        self.loopback = address[0] in _LOOPBACK
+        self.loopback = checks.is_loopback(address[0])
+        self.allowed_hosts = checks.allowed_hosts(address[0], allow_hosts)
+        self.connections = Connections(max_connections)
+        self.idle_timeout = idle_timeout
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the new connection, once there is room for it (`Connections.admit`); else a 503."""
+        if not self.connections.admit(request):
+            _busy(request)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self.connections.drop(request)
+        super().shutdown_request(request)
 
     @property
     def url(self) -> str:
@@ -221,10 +236,26 @@ class PolytokServer(ThreadingHTTPServer):
         return f"http://{shown}:{port}/"
 
 
-def make_server(registry: Registry, host: str = "127.0.0.1", port: int = 0, quiet: bool = False) -> PolytokServer:
-    """A server on (`host`, `port`) (port 0: a free one; see ``.url``); call ``serve_forever`` on it."""
+def _busy(sock: socket.socket) -> None:
+    body = _json_bytes({"error": "every connection of this server is busy; try again", "status": 503})
+    head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n").encode("ascii")
+    try:
+        sock.settimeout(_BUSY_WAIT)
+        sock.sendall(head + body)
+    except OSError:
+        pass
+
+
+def make_server(registry: Registry, host: str = "127.0.0.1", port: int = 0, quiet: bool = False,
+                allow_hosts: Iterable[str] = (), max_connections: int = MAX_CONNECTIONS,
+                idle_timeout: float = IDLE_TIMEOUT) -> PolytokServer:
+    """A server on (`host`, `port`) (port 0: a free one; see ``.url``); call ``serve_forever`` on it.
+
+    `allow_hosts`: more names a request's Host may carry (beyond loopback names, `host` and IP addresses).
+    """
     cls = _Server6 if ":" in host else PolytokServer
-    return cls((host, port), registry, quiet)
+    return cls((host, port), registry, quiet, allow_hosts, max_connections, idle_timeout)
 
 
 class _Server6(PolytokServer):
