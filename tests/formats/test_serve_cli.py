@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -46,6 +47,32 @@ def test_serve_prints_its_url_and_serves_the_given_model(tmp_path: Path) -> None
         with urllib.request.urlopen(req, timeout=30) as resp:
             ids = json.loads(resp.read())["ids"]
         assert ids == hf_file(model).encode("Hello there").ids
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_allow_host_and_refusals() -> None:
+    """--allow-host adds a name the page may be reached by; another name, or another site's page, is refused."""
+    proc = subprocess.Popen([sys.executable, "-m", "polytok", "serve", "--port", "0", "--quiet",
+                             "--allow-host", "polytok.test"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_env())
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split()[2]
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        body = json.dumps({"model": "gpt2", "text": "x"}).encode("utf-8")
+        for headers, status in (({"Host": f"polytok.test:{port}", "Origin": f"http://polytok.test:{port}"}, 200),
+                                ({"Host": "other.test"}, 403), ({"Origin": "null"}, 403),
+                                ({"Content-Type": "text/plain"}, 415)):
+            req = urllib.request.Request(url + "api/encode", data=body,
+                                         headers={"Content-Type": "application/json", **headers})
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    got = resp.status
+            except urllib.error.HTTPError as err:
+                got = err.code
+            assert got == status, headers
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -1,9 +1,7 @@
 """`polytok serve`'s page end to end, in headless Chromium driven by Playwright.
 
-The browser is Debian's chromium (``/usr/bin/chromium``; Playwright's own browser
-download is not used). When it is missing and this process is root with
-apt-get, the session installs it once (``apt-get install -y chromium``, said on
-stderr, time-limited); otherwise the tests skip, naming what is missing.
+The browser is Debian's chromium (`serve_support.chromium_or_skip`: installed
+once when missing and root, else the tests skip).
 
 The page is typed into as a person would; the spans, counts and ids it shows are
 checked against HF tokenizers run live on the same files (the built-in gpt2 and
@@ -13,53 +11,21 @@ HF's two id lists differ.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 import fixtures
-from formats.serve_support import LLAMA3, diff_range, hf_file, hf_gpt2, hf_ids, start_server
+from formats.serve_support import (CHROMIUM_ARGS, LLAMA3, chromium_or_skip, diff_range, hf_file, hf_gpt2, hf_ids,
+                                   start_server)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TEXT = "Hello world!<|endoftext|> caf\u00e9 \U0001f999 na\u00efve\n\tcode = 12345"
-_INSTALL_TIMEOUT_S = 900
-
-
-def _install_chromium() -> str | None:
-    """apt-get install chromium, once; returns why it could not, or None."""
-    if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return "not root with apt-get, so it was not installed"
-    sys.__stderr__.write("\nserve e2e: installing Debian's chromium (apt-get install -y chromium)...\n")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    try:
-        subprocess.run(["apt-get", "update", "-qq"], env=env, timeout=_INSTALL_TIMEOUT_S, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        done = subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env, timeout=_INSTALL_TIMEOUT_S,
-                              check=False, capture_output=True, text=True)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"apt-get install chromium failed: {exc}"
-    if done.returncode != 0:
-        return f"apt-get install chromium failed: {done.stderr.strip()[-300:]}"
-    return None
 
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    pytest.importorskip("playwright.sync_api", reason="the playwright package (test extra) is not installed")
-    if not Path(CHROMIUM).exists():
-        why = _install_chromium()
-        if not Path(CHROMIUM).exists():
-            pytest.skip(f"{CHROMIUM} is missing ({why or 'apt-get did not provide it'}); "
-                        "install Debian's chromium to run the serve e2e tests")
-    return CHROMIUM
+    return chromium_or_skip()
 
 
 @pytest.fixture(scope="module")
