@@ -169,3 +169,132 @@ def test_count_of_a_long_file_with_any_number_of_workers(tmp_path, monkeypatch):
         assert out.returncode == 0, out.stderr
         assert out.stdout == f"{len(ref.encode(text).ids)}\t{f}\n"
     assert run("count", "gpt2", str(f), "--workers", "0").returncode == 1
+
+
+# --- count: whole documents unless --truncation -----------------------------------------------------
+
+NOTE = "polytok: note: counting whole documents, leaving out the tokenizer's {} (apply with --truncation)\n"
+
+
+def _builtin_with(tmp_path, truncation=None, padding=None):
+    """The built-in GPT-2 tokenizer.json with a truncation and/or padding section (synthetic files)."""
+    import gzip
+
+    data = json.loads(gzip.decompress(BUILTIN["gpt2"].read_bytes()))
+    data["truncation"], data["padding"] = truncation, padding
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _long_text(lines=4200):
+    """About 50 characters a line: 4200 lines pass parallel_text.MIN_CHARS, so count shares the text out."""
+    return "".join(f"Line {i}: the quick brown fox, 12345678 times.\n\n  " for i in range(lines))
+
+
+def _hf_count(path, text, whole):
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    if whole:
+        ref.no_truncation()
+        ref.no_padding()
+    return len(ref.encode(text).ids)
+
+
+def _main(capsys, *args):
+    from polytok import cli
+
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return out, err
+
+
+TRUNCATE_50 = {"direction": "Right", "max_length": 50, "strategy": "LongestFirst", "stride": 0}
+TRUNCATE_LEFT = {"direction": "Left", "max_length": 700, "strategy": "OnlyFirst", "stride": 3}
+PAD_FIXED = {"strategy": {"Fixed": 300}, "direction": "Left", "pad_to_multiple_of": None, "pad_id": 0,
+             "pad_type_id": 0, "pad_token": "!"}
+
+
+def _check_counts(capsys, path, texts, workers, left_out, tmp_path):
+    files = []
+    for n, text in enumerate(texts):
+        files.append(tmp_path / f"t{n}.txt")
+        files[-1].write_text(text, encoding="utf-8", newline="")
+    for whole in (True, False):
+        out, err = _main(capsys, "count", str(path), *map(str, files), "--workers", workers,
+                         *([] if whole else ["--truncation"]))
+        counts = [_hf_count(path, text, whole) for text in texts]
+        assert out.splitlines() == [f"{c}\t{f}" for c, f in zip(counts, files)] + [f"{sum(counts)}\ttotal"]
+        assert err == (NOTE.format(left_out) if whole else "")
+
+
+@pytest.mark.parametrize("truncation, padding, left_out", [
+    (TRUNCATE_50, None, "truncation to 50 tokens"),
+    (TRUNCATE_LEFT, PAD_FIXED, "truncation to 700 tokens and padding to 300 tokens"),
+    (None, PAD_FIXED, "padding to 300 tokens"),
+])
+def test_count_leaves_out_the_files_truncation_and_padding(tmp_path, capsys, truncation, padding, left_out):
+    """count is of whole documents: HF's count after no_truncation() and no_padding(), said once on stderr;
+    --truncation gives HF's count with the file's settings (texts longer and shorter than both)."""
+    path = _builtin_with(tmp_path, truncation, padding)
+    _check_counts(capsys, path, [_long_text(400), "short text", ""], "1", left_out, tmp_path)
+
+
+def test_count_in_shares_leaves_them_out_too(tmp_path, capsys):
+    """The same with the long text shared out over two workers (parallel_text.count_long)."""
+    path = _builtin_with(tmp_path, TRUNCATE_LEFT, PAD_FIXED)
+    _check_counts(capsys, path, [_long_text(), "short text"], "2",
+                  "truncation to 700 tokens and padding to 300 tokens", tmp_path)
+
+
+def test_count_without_truncation_in_the_file_says_nothing(tmp_path, capsys):
+    f = tmp_path / "t.txt"
+    f.write_text("hello " * 100, encoding="utf-8")
+    for extra in ([], ["--truncation"]):
+        out, err = _main(capsys, "count", "gpt2", str(f), *extra)
+        assert out == f"{len(_reference().encode('hello ' * 100).ids)}\t{f}\n" and err == ""
+
+
+@pytest.mark.parametrize("name, workers", [("gpt2", "2"), ("albert-base-v2-tf5", "2"), ("albert-base-v2-tf5", "1")])
+def test_count_with_a_real_files_truncation(tmp_path, name, workers):
+    """The real files: GPT-2's tokenizer.json cuts at 50, ALBERT's at 512 (a Unigram pipeline, whose
+    files are counted whole by worker processes); as a user runs it."""
+    from fixtures import fixture_path
+
+    path = fixture_path(name, "tokenizer.json")
+    texts = [_long_text() if name == "gpt2" else _long_text(600), _long_text(100)]
+    files = []
+    for n, text in enumerate(texts):
+        files.append(tmp_path / f"t{n}.txt")
+        files[-1].write_text(text, encoding="utf-8", newline="")
+    for whole in (True, False):
+        out = run("count", str(path), *map(str, files), "--workers", workers, *([] if whole else ["--truncation"]))
+        assert out.returncode == 0, out.stderr
+        counts = [_hf_count(path, text, whole) for text in texts]
+        assert out.stdout.splitlines() == [f"{c}\t{f}" for c, f in zip(counts, files)] + [f"{sum(counts)}\ttotal"]
+        expected = tokenizers.Tokenizer.from_file(str(path)).truncation["max_length"]
+        assert out.stderr == (NOTE.format(f"truncation to {expected} tokens") if whole else "")
+
+
+def test_inspect_shows_truncation_padding_and_the_formats_defaults(tmp_path, capsys):
+    """inspect shows the file's truncation and padding, and the special default of the format
+    (text for a rank file, parse for tokenizer.json), in text and --json."""
+    import base64
+
+    path = _builtin_with(tmp_path, TRUNCATE_LEFT, PAD_FIXED)
+    info = json.loads(_main(capsys, "inspect", str(path), "--json")[0])
+    assert info["truncation"] == {"max_length": 700, "stride": 3, "strategy": "only_first", "direction": "left"}
+    assert info["padding"] == {"length": 300, "direction": "left", "pad_to_multiple_of": None, "pad_id": 0,
+                               "pad_type_id": 0, "pad_token": "!"}
+    text = _main(capsys, "inspect", str(path))[0]
+    assert "truncation:     max_length=700 stride=3 strategy=only_first direction=left" in text
+    assert "padding:        length=300 direction=left" in text and "special=parse" in text
+    assert json.loads(_main(capsys, "inspect", "gpt2", "--json")[0])["truncation"] is None
+
+    ranks = tmp_path / "tiny.tiktoken"
+    ranks.write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
+    args = ("-o", "pattern=\\w+|\\s+|.", "-o", 'special_tokens={"<|end|>": 300}')
+    info = json.loads(_main(capsys, "inspect", str(ranks), "--json", *args)[0])
+    assert info["defaults"]["special"] == "text"  # tiktoken's encode_ordinary
+    assert (info["vocab_size"], info["n_vocab"]) == (257, 301)
+    assert "special=text" in _main(capsys, "inspect", str(ranks), *args)[0]

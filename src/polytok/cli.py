@@ -6,6 +6,7 @@ Errors print one line (``polytok: error: …``) and exit with status 1 (2 for ba
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -55,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     cnt.add_argument("files", nargs="+", help="files (- for stdin)")
     cnt.add_argument("--workers", type=int, default=None,
                      help="processes to share the work (default: every core); the counts are the same")
+    cnt.add_argument("--truncation", action="store_true",
+                     help="apply the tokenizer file's truncation and padding, as encode does "
+                          "(default: count whole documents)")
     modes(cnt)
     loading(cnt)
 
@@ -92,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file the command reads or writes (the readers name theirs as FormatError)
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"polytok: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -135,10 +143,12 @@ def _encode(args: argparse.Namespace) -> int:
 def _decode(args: argparse.Namespace) -> int:
     tok = _load(args.model, args.option)
     raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
-    try:
-        ids = [int(x) for x in raw]
-    except ValueError as exc:
-        raise PolytokError(f"ids must be integers: {exc}") from None
+    ids = []
+    for position, item in enumerate(raw):
+        try:
+            ids.append(int(item))
+        except ValueError:
+            raise PolytokError(f"position {position}: ids must be integers, not {item!r}") from None
     sys.stdout.write(tok.decode(ids, skip_special=args.skip_special) + "\n")
     return 0
 
@@ -146,7 +156,8 @@ def _decode(args: argparse.Namespace) -> int:
 class _Progress:
     """A one-line progress meter on stderr, shown only for long work on a terminal."""
 
-    def __init__(self, total: int, out: TextIO = sys.stderr) -> None:
+    def __init__(self, total: int, out: TextIO | None = None) -> None:
+        out = out if out is not None else sys.stderr  # the stderr of the call (not of the import)
         self.total, self.done, self.out = total, 0, out
         self.start = self.last = time.monotonic()
         self.enabled = out.isatty() and total > 4_000_000
@@ -170,7 +181,7 @@ class _Progress:
 def _count(args: argparse.Namespace) -> int:
     from . import parallel
 
-    tok = _load(args.model, args.option)
+    tok = whole_documents(_load(args.model, args.option), args.truncation, "counting")
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
     add_special, special = not args.no_add_special, args.special
     workers = args.workers if args.workers is not None else parallel.available_workers()
@@ -191,6 +202,19 @@ def _count(args: argparse.Namespace) -> int:
     if len(args.files) > 1:
         print(f"{sum(totals.values())}\ttotal")
     return 0
+
+
+def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
+    """`tok` as count and tokenize-corpus use it: without the file's truncation and padding unless
+    `apply` (``--truncation``); when they are left out, one line on stderr says so."""
+    from .truncation import left_out, whole_documents as without
+
+    ignored = left_out(tok)
+    if apply or ignored is None:
+        return tok
+    print(f"polytok: note: {doing} whole documents, leaving out the tokenizer's {ignored} (apply with --truncation)",
+          file=sys.stderr)
+    return without(tok)
 
 
 def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
@@ -268,9 +292,11 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
                       "flags": [f for f in ("lstrip", "rstrip", "single_word", "normalized") if getattr(entry, f)]})
     return {
         "source": tok.metadata.get("source"), "format": tok.metadata.get("format"),
-        "model": type(tok.model).__name__, "vocab_size": len(tok),
+        "model": type(tok.model).__name__, "vocab_size": len(tok), "n_vocab": tok.n_vocab,
         "pipeline": {"normalizer": shape(tok.normalizer), "pre_tokenizer": shape(tok.pre_tokenizer),
                      "post_processor": shape(tok.post_processor), "decoder": shape(tok.decoder)},
+        "truncation": None if tok.truncation is None else dataclasses.asdict(tok.truncation),
+        "padding": None if tok.padding is None else dataclasses.asdict(tok.padding),
         "defaults": {"add_special": True, "special": str(tok.default_special), "skip_special": False,
                      "with_special_tokens_added": tok.encode("", add_special=True)},
         "added_tokens": added,
@@ -330,11 +356,18 @@ def _inspect(args: argparse.Namespace) -> int:
         return 0
     print(f"source:         {info['source']}")
     print(f"format:         {info['format']}")
-    print(f"model:          {info['model']} ({info['vocab_size']} ids with added tokens)")
+    print(f"model:          {info['model']} ({info['vocab_size']} tokens with added tokens, "
+          f"ids below {info['n_vocab']})")
     for stage, value in info["pipeline"].items():
         print(f"{stage + ':':<16}{json.dumps(value) if value else '-'}")
-    print(f"defaults:       add_special=True special=parse skip_special=False; "
-          f"empty text encodes to {info['defaults']['with_special_tokens_added']}")
+    for name in ("truncation", "padding"):
+        value = info[name]
+        settings = " ".join(f"{k}={v}" for k, v in value.items()) if value else "-"
+        note = " (encode applies it; count and tokenize-corpus only with --truncation)" if value else ""
+        print(f"{name + ':':<16}{settings}{note}")
+    defaults = info["defaults"]
+    print(f"defaults:       add_special={defaults['add_special']} special={defaults['special']} "
+          f"skip_special={defaults['skip_special']}; empty text encodes to {defaults['with_special_tokens_added']}")
     print(f"added tokens:   {len(info['added_tokens'])} (parse mode parses all; text mode only non-special)")
     for t in info["added_tokens"][:200]:
         mode = "special" if t["special"] else "added  "

@@ -5,15 +5,23 @@ HF tokenizers 0.23.3: ``tokenizers/src/utils/truncation.rs``
 ``tokenizers/src/utils/padding.rs`` (``pad_encodings``: BatchLongest / Fixed,
 ``pad_to_multiple_of``). The windows themselves are cut by
 `polytok.encoding.truncate`.
+
+`whole_documents` gives a tokenizer without either, for counting and corpus
+tokenization: a file's ``max_length`` is about model inputs, not about how long a
+document is (``polytok count`` of a long file would print ``max_length``).
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._config import optional, required
 from .errors import EncodeError, FormatError
+
+if TYPE_CHECKING:
+    from .tokenizer import Tokenizer
 
 Strategy = Literal["longest_first", "only_first", "only_second"]
 Direction = Literal["left", "right"]
@@ -113,3 +121,24 @@ class Padding:
         if m and n % m:
             n += m - n % m
         return n
+
+
+def left_out(tok: "Tokenizer") -> str | None:
+    """`tok`'s truncation and padding in words ("truncation to 50 tokens"), or None when it has neither."""
+    parts = []
+    if tok.truncation is not None:
+        parts.append(f"truncation to {tok.truncation.max_length} tokens")
+    if tok.padding is not None:
+        length = tok.padding.length
+        parts.append("padding" + (f" to {length} tokens" if length is not None else ""))
+    return " and ".join(parts) or None
+
+
+def whole_documents(tok: "Tokenizer") -> "Tokenizer":
+    """`tok` without truncation and padding: a shallow copy (`tok` is left as it is), or `tok`
+    itself when it has neither. Its ids are HF's with ``no_truncation()`` and ``no_padding()``."""
+    if tok.truncation is None and tok.padding is None:
+        return tok
+    whole = copy.copy(tok)
+    whole.truncation = whole.padding = None
+    return whole
