@@ -34,6 +34,9 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
     p.add_argument("--on-error", choices=["skip", "fail"], default="skip",
                    help="bad records: skip them, listed in the manifest (default), or stop at the first")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument("--truncation", action="store_true",
+                   help="apply the tokenizer file's truncation and padding, as encode does "
+                        "(default: tokenize whole documents)")
     p.add_argument("--engine", choices=["local", "ray"], default="local")
     p.add_argument("--workers", type=int, default=None, help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
     p.add_argument("--ray-address", default=None,
@@ -47,7 +50,7 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
 
 def _tokenize_corpus(args: argparse.Namespace) -> int:
     from . import corpus
-    from .cli import _load
+    from .cli import _load, whole_documents
     from .errors import PolytokError
 
     if args.workers is not None and args.workers < 1:
@@ -55,6 +58,7 @@ def _tokenize_corpus(args: argparse.Namespace) -> int:
     if args.shard_mb <= 0:
         raise PolytokError(f"--shard-mb must be positive, not {args.shard_mb}")
     tok = _load(args.model, args.option)
+    whole_documents(tok, args.truncation, "tokenizing")  # the note on stderr; corpus.tokenize leaves them out
     if args.engine == "ray":  # Ray Data logs each dataset's plan and end at INFO: keep stderr for errors
         import logging
 
@@ -68,7 +72,7 @@ def _tokenize_corpus(args: argparse.Namespace) -> int:
             add_special=not args.no_add_special, special=args.special, append_eos=args.append_eos,
             on_error=args.on_error, resume=args.resume, engine=args.engine, workers=args.workers,
             ray_address=args.ray_address, progress=progress.update if progress.enabled else None,
-            model_name=args.model)
+            model_name=args.model, truncation=args.truncation)
     finally:
         progress.close()
     print(f"{manifest['documents']} documents, {manifest['tokens']} tokens, {len(manifest['shards'])} shards, "
@@ -80,8 +84,10 @@ def _verify_corpus(args: argparse.Namespace) -> int:
     from .corpus import verify
 
     manifest = verify(args.dir)
+    applied = manifest["settings"].get("truncation", "none")
+    note = "" if applied == "none" else f"; the tokenizer's truncation and padding {applied}"
     print(f"ok: {len(manifest['shards'])} shards, {manifest['documents']} documents, {manifest['tokens']} tokens, "
-          f"{manifest['bad_records']} bad records listed")
+          f"{manifest['bad_records']} bad records listed{note}")
     return 0
 
 

@@ -208,7 +208,8 @@ def test_resume_refuses_other_settings_and_fresh_run_refuses_used_folder(jsonl: 
     corpus.tokenize("gpt2", [str(small)], str(tmp_path / "o"), shard_bytes=500)
     with pytest.raises(FormatError, match="already holds a corpus"):
         corpus.tokenize("gpt2", [str(small)], str(tmp_path / "o"), shard_bytes=500)
-    with pytest.raises(FormatError, match="key settings: --resume with a different settings"):
+    with pytest.raises(FormatError, match=r"key settings\.shard_bytes: --resume with a different settings\.shard_bytes"
+                                          r" \(501\) than the run that wrote it \(500\)"):
         corpus.tokenize("gpt2", [str(small)], str(tmp_path / "o"), shard_bytes=501, resume=True)
     small.write_bytes(small.read_bytes() + b'{"text": "one more"}\n')
     with pytest.raises(FormatError, match="key inputs: --resume with a different inputs"):

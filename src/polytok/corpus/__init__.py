@@ -8,6 +8,13 @@ into one shard (`shards`), on this machine's cores (`local`) or on Ray actors
 The splits depend on the inputs and ``shard_bytes`` only, never on the engine
 or the number of workers, so every engine writes byte-identical output.
 ``polytok.corpus.verify`` (``polytok verify-corpus``) checks an output folder.
+
+Documents are tokenized whole: a tokenizer file's truncation and padding (a
+``tokenizer.json`` may cut every encoding to ``max_length``) are left out unless
+``truncation=True`` (``--truncation``) applies them; the manifest's
+``settings.truncation`` records which (``none`` when the tokenizer has neither).
+A run that fails before its first shard is listed leaves nothing behind that
+would stop it being run again (`Output.abandon`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from ..errors import PolytokError
 from .manifest import header, plan, tokenizer_identity
 from .output import Output
+from .readers import pyarrow_parquet
 from .shards import Settings
 from .verify import verify as verify
 
@@ -34,7 +42,7 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
              append_eos: int | str | None = None, on_error: str = "skip", resume: bool = False,
              engine: str = "local", workers: int | None = None, ray_address: str | None = None,
              progress: Callable[[int, int, int], None] | None = None, model_name: str | None = None,
-             **load_options: Any) -> dict[str, Any]:
+             truncation: bool = False, **load_options: Any) -> dict[str, Any]:
     """Tokenize `inputs` into shards and a ``manifest.json`` in the folder `out`.
 
     Args:
@@ -58,6 +66,9 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
         ray_address: the Ray cluster to join (else ``RAY_ADDRESS``, else a local instance).
         progress: called with (documents, tokens, input bytes) as shards are listed.
         model_name: how the manifest names the tokenizer when `model` is a Tokenizer.
+        truncation: apply the tokenizer's truncation and padding, as `Tokenizer.encode`
+            does; by default (False) documents are tokenized whole, as HF's
+            ``encode`` after ``no_truncation()`` and ``no_padding()``.
 
     Returns:
         The manifest.
@@ -68,25 +79,36 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
     """
     from .. import load
     from ..tokenizer import Tokenizer
+    from ..truncation import left_out, whole_documents
 
     tok = model if isinstance(model, Tokenizer) else load(model, **load_options)
     name = model_name or (model if isinstance(model, str) else str(tok.metadata.get("source")))
+    applied = "none" if left_out(tok) is None else "applied" if truncation else "ignored"
     settings = _settings(tok, add_special=add_special, special=special, append_eos=append_eos,
                          out_format=out_format, shard_bytes=shard_bytes, field=field, column=column,
-                         input_format=input_format, on_error=on_error)
-    records, splits = plan(list(inputs), settings)
-    output = Output(out, header(tokenizer_identity(name, tok), settings, records), splits, resume)
-    todo = splits[output.next_index:]
+                         input_format=input_format, on_error=on_error, truncation=applied)
+    if engine not in ("local", "ray"):
+        raise PolytokError(f"unknown engine {engine!r} (local, ray)")
     if workers is not None and workers < 1:
         raise PolytokError(f"workers must be at least 1, not {workers}")
-    if todo:
-        for result in _engine(engine, tok, todo, settings, workers, ray_address):
+    records, splits = plan(list(inputs), settings)
+    if out_format == "parquet":
+        pyarrow_parquet()  # refused now, not after the folder is made
+    tok = tok if truncation else whole_documents(tok)
+    output = Output(out, header(tokenizer_identity(name, tok), settings, records), splits, resume)
+    try:
+        for result in _engine(engine, tok, splits[output.next_index:], settings, workers, ray_address):
             output.add(result, progress)
-    return output.finish()
+        return output.finish()
+    except BaseException:
+        output.abandon()
+        raise
 
 
 def _engine(engine: str, tok: "Tokenizer", splits: list[Any], settings: Settings, workers: int | None,
             ray_address: str | None) -> Iterator[Any]:
+    if not splits:
+        return iter(())
     if engine == "local":
         from .. import parallel
         from .local import run_local
@@ -113,7 +135,7 @@ def _settings(tok: "Tokenizer", *, append_eos: int | str | None, special: str | 
     if shard_bytes < 1:
         raise PolytokError(f"shard_bytes must be at least 1, not {shard_bytes}")
     eos = _eos_id(tok, append_eos)
-    top = max(max(tok.get_vocab().values(), default=0), eos or 0)
+    top = max(tok.n_vocab - 1, eos or 0)
     return Settings(special=str(special or tok.default_special), append_eos=eos,
                     dtype="uint16" if top < 1 << 16 else "uint32", out_format=out_format,
                     shard_bytes=shard_bytes, input_format=input_format, on_error=on_error, **rest)

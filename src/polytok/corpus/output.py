@@ -10,6 +10,11 @@ time quadratic in their number, and a shard whose files are whole but not yet
 listed is simply encoded again on resume. Resuming keeps the longest prefix whose files are still whole (size and
 sha256 as listed), removes temporary files and shard files beyond it, and the
 engine encodes the rest: nothing listed is read again, nothing is listed twice.
+
+A manifest that lists no shard holds nothing to keep: a fresh run may take its
+folder, and ``--resume`` of it starts afresh whatever its settings were. A run
+that fails before listing a shard removes what it wrote (`Output.abandon`), so
+running it again with the arguments put right needs no clean-up by hand.
 """
 
 from __future__ import annotations
@@ -39,9 +44,11 @@ class Output:
         self.pending: dict[int, dict[str, Any]] = {}
         self.bytes_done = 0
         self.ends = {s.file_index: s.end for s in splits}  # each input's size in bytes or rows
-        os.makedirs(out_dir, exist_ok=True)
+        self.made_folder = _make_folder(out_dir)
+        self.fresh = True  # this run started the folder's corpus (it resumes no listed shard)
         if resume and os.path.exists(os.path.join(out_dir, MANIFEST)):
             self.manifest = _resumed(read_manifest(out_dir), manifest, out_dir)
+            self.fresh = not self.manifest["shards"]
         else:
             _check_empty(out_dir)
             self.manifest = manifest
@@ -124,10 +131,38 @@ class Output:
         self._write()
         return self.manifest
 
+    def abandon(self) -> None:
+        """After a failure: if this run listed no shard and resumed none, remove its manifest,
+        shard and temporary files (and the folder, if it made it and it is now empty)."""
+        if not self.fresh or self.next_index:
+            return
+        for name in os.listdir(self.out_dir):
+            if name == MANIFEST or name.endswith(TEMP_SUFFIX) or name.startswith("shard-"):
+                os.remove(os.path.join(self.out_dir, name))
+        if self.made_folder and not os.listdir(self.out_dir):
+            os.rmdir(self.out_dir)
+
+
+def _make_folder(out_dir: str) -> bool:
+    """Create `out_dir` if it does not exist; whether it was created. A `FormatError` naming it if it cannot be."""
+    if os.path.isdir(out_dir):
+        return False
+    try:
+        os.makedirs(out_dir)
+    except OSError as exc:
+        raise FormatError(f"cannot make the output folder: {exc.strerror or exc}", file=out_dir) from None
+    return True
+
 
 def _check_empty(out_dir: str) -> None:
-    taken = [n for n in os.listdir(out_dir) if n == MANIFEST or n.startswith("shard-")]
-    if taken:
+    """A `FormatError` unless `out_dir` holds no corpus: no shard file, and no manifest or one that lists
+    no shard (an earlier start that failed; its leftovers are removed by `Output._clean`)."""
+    names = os.listdir(out_dir)
+    if MANIFEST in names:
+        old = read_manifest(out_dir)
+        if not old.get("shards") and not old.get("complete"):
+            return
+    if MANIFEST in names or any(n.startswith("shard-") and not n.endswith(TEMP_SUFFIX) for n in names):
         raise FormatError("already holds a corpus (use --resume to continue it, or an empty folder)",
                           file=out_dir)
 
@@ -137,8 +172,12 @@ _SAME = ("format", "polytok_version", "tokenizer", "settings", "inputs")
 
 def _resumed(old: dict[str, Any], new: dict[str, Any], out_dir: str) -> dict[str, Any]:
     """`new` with the longest prefix of `old`'s shards whose files are whole; FormatError if they differ."""
+    if not old.get("shards"):
+        return new  # nothing to keep: a start afresh
     for key in _SAME:
-        if old.get(key) != new[key]:
+        if key == "settings":
+            _same_settings(old.get(key), new[key], out_dir)
+        elif old.get(key) != new[key]:
             raise FormatError(f"--resume with a different {key} than the run that wrote it", file=out_dir, key=key)
     kept = []
     for shard in old.get("shards", []):
@@ -153,6 +192,21 @@ def _resumed(old: dict[str, Any], new: dict[str, Any], out_dir: str) -> dict[str
         manifest[key] = sum(s[key if key != "input_lines" else "lines"] for s in kept)
     manifest["bad_records"] = len(manifest["errors"])
     return manifest
+
+
+def _same_settings(old: Any, new: dict[str, Any], out_dir: str) -> None:
+    """A FormatError naming the first setting `old` (the run being resumed) has otherwise."""
+    old = dict(old) if isinstance(old, dict) else {}
+    # a manifest from before settings.truncation was recorded: encode applied the file's truncation
+    old.setdefault("truncation", "none" if new["truncation"] == "none" else "applied")
+    for key, value in new.items():
+        if old.get(key) != value:
+            hint = " (--truncation applies the tokenizer's truncation and padding)" if key == "truncation" else ""
+            raise FormatError(f"--resume with a different settings.{key} ({value!r}) than the run that wrote it "
+                              f"({old.get(key)!r}){hint}", file=out_dir, key=f"settings.{key}")
+    if set(old) != set(new):
+        raise FormatError("--resume with different settings than the run that wrote it", file=out_dir,
+                          key="settings")
 
 
 def _whole(out_dir: str, info: dict[str, Any]) -> bool:

@@ -26,10 +26,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..errors import FormatError
+from ..errors import FormatError, PolytokError
 
 __all__ = ["KINDS", "Split", "Bad", "input_kind", "read_split", "split_lines", "parse_line", "parquet_rows",
-           "check_parquet_column"]
+           "check_parquet_column", "pyarrow", "pyarrow_parquet"]
 
 KINDS = ("text", "jsonl", "parquet")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
@@ -129,17 +129,26 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def _pyarrow_parquet() -> Any:
+def pyarrow() -> Any:
+    """The ``pyarrow`` module; a `PolytokError` saying which extra to install when it is missing."""
     try:
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa  # type: ignore[import-untyped]
     except ImportError:
-        raise FormatError("reading or writing Parquet needs pyarrow: pip install 'polytok[parquet]'") from None
+        raise PolytokError("reading or writing Parquet needs pyarrow: pip install 'polytok[parquet]'") from None
+    return pa
+
+
+def pyarrow_parquet() -> Any:
+    """``pyarrow.parquet``, as `pyarrow`."""
+    pyarrow()
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
     return pq
 
 
 def parquet_rows(path: str) -> tuple[int, int]:
     """(rows, uncompressed bytes) of a Parquet file, from its footer."""
-    pq = _pyarrow_parquet()
+    pq = pyarrow_parquet()
     try:
         meta = pq.ParquetFile(path).metadata
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
@@ -150,10 +159,9 @@ def parquet_rows(path: str) -> tuple[int, int]:
 
 def check_parquet_column(path: str, column: str) -> None:
     """A FormatError naming the file and column unless `column` exists and holds strings."""
-    import pyarrow as pa
-
+    pa = pyarrow()
     try:
-        schema = _pyarrow_parquet().read_schema(path)
+        schema = pyarrow_parquet().read_schema(path)
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise FormatError(f"not a Parquet file ({exc})", file=path) from None
     if column not in schema.names:
@@ -164,7 +172,7 @@ def check_parquet_column(path: str, column: str) -> None:
 
 
 def _parquet_split(split: Split, column: str) -> tuple[list[str], list[Bad]]:
-    pq = _pyarrow_parquet()
+    pq = pyarrow_parquet()
     parquet = pq.ParquetFile(split.path)
     groups: list[int] = []
     first = row = 0

@@ -14,7 +14,8 @@ document and one column ``ids`` (a list of ``uint16``/``uint32``).
 Each document is encoded with `Tokenizer.encode` on its own, in this process
 (never `encode_batch`, which pads and may start a pool of its own), so the ids
 are those of ``tok.encode(document, add_special=..., special=...)``, plus the
-separator id when one is appended. A document the tokenizer refuses (a lone
+separator id when one is appended; `tok` is the tokenizer without its file's
+truncation and padding unless the run applies them (``Settings.truncation``). A document the tokenizer refuses (a lone
 surrogate from a JSON escape, where the reference engines refuse it too) is a
 bad record like any other.
 """
@@ -28,8 +29,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EncodeError, FormatError
-from .readers import Bad, Split, parse_line, read_split, split_lines
+from ..errors import EncodeError
+from .readers import Bad, Split, parse_line, pyarrow, pyarrow_parquet, read_split, split_lines
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["Settings", "ShardResult", "encode_split", "write_shard", "shard_name", "sha256_file"]
 
 TEMP_SUFFIX = ".tmp"
+TRUNCATION_CHOICES = ("none", "ignored", "applied")  # Settings.truncation
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,9 @@ class Settings:
     column: str
     input_format: str
     on_error: str
+    #: the tokenizer's truncation and padding: "none" (it has neither), "ignored" (whole
+    #: documents, the default) or "applied" (``truncation=True``: the ids of ``encode``)
+    truncation: str
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -155,11 +160,7 @@ def write_shard(out_dir: str, result: ShardResult, settings: Settings) -> dict[s
 
 def _parquet_bytes(result: ShardResult, dtype: str) -> bytes:
     """The shard as a Parquet file (column ``ids``, list of `dtype`), built from the same ids and offsets."""
-    try:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
-    except ImportError:
-        raise FormatError("--format parquet needs pyarrow: pip install 'polytok[parquet]'") from None
+    pa, pq = pyarrow(), pyarrow_parquet()
     values = pa.py_buffer(result.ids)
     offsets = pa.py_buffer(result.offsets)
     flat = pa.Array.from_buffers(getattr(pa, dtype)(), result.tokens, [None, values])

@@ -5,8 +5,10 @@ and sha256 listed; that each ``.idx`` holds ``documents + 1`` offsets, rising
 from 0 to the shard's token count, and each ``.bin`` that many ids of the
 manifest's dtype (for Parquet shards: rows and ids, read with pyarrow); that the
 shards' counts add up to the manifest's totals and the errors to its bad
-records; and that no file in the folder is a shard the manifest does not list
-(or a leftover temporary file).
+records; that ``settings.truncation`` (whether the tokenizer's truncation and
+padding were applied) is one of the values `polytok.corpus` writes, or absent (a
+manifest written before it was recorded); and that no file in the folder is a
+shard the manifest does not list (or a leftover temporary file).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 from ..errors import FormatError
 from .manifest import MANIFEST, read_manifest
-from .shards import TEMP_SUFFIX, sha256_file
+from .readers import pyarrow_parquet
+from .shards import TEMP_SUFFIX, TRUNCATION_CHOICES, sha256_file
 
 __all__ = ["verify"]
 
@@ -39,6 +42,10 @@ def verify(out_dir: str) -> dict[str, Any]:
     path = os.path.join(out_dir, MANIFEST)
     if not manifest.get("complete"):
         raise FormatError("the run is not complete (continue it with --resume)", file=path, key="complete")
+    applied = manifest["settings"].get("truncation", "none")
+    if applied not in TRUNCATION_CHOICES:
+        raise FormatError(f"{applied!r} is none of {', '.join(TRUNCATION_CHOICES)}", file=path,
+                          key="settings.truncation")
     listed: set[str] = set()
     totals = {"documents": 0, "tokens": 0, "bad_records": 0, "input_lines": 0}
     for number, shard in enumerate(manifest["shards"]):
@@ -103,8 +110,8 @@ def _read_array(code: str, path: str) -> "array[int]":
 
 
 def _parquet_lengths(path: str) -> list[int]:
+    pq = pyarrow_parquet()
     import pyarrow.compute as pc  # type: ignore[import-untyped]
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     column = pq.read_table(path, columns=["ids"]).column("ids")
     return [int(n) for n in pc.list_value_length(column).to_pylist()]
