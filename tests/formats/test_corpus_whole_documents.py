@@ -58,11 +58,7 @@ def _hf_ids(path: Path, docs: list[str], whole: bool) -> list[list[int]]:
 def docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     path = tmp_path_factory.mktemp("whole") / "docs.jsonl"
     rows = write_jsonl(path, 400)
-    ids_ok = []
-    for _, doc in rows:  # the bad records of write_jsonl are skipped, and a lone surrogate is refused
-        if doc is not None:
-            ids_ok.append(doc)
-    return path, ids_ok
+    return path, [doc for _, doc in rows if doc is not None]  # write_jsonl's bad records are no documents
 
 
 @pytest.mark.parametrize("truncation, padding", [(TRUNCATE, None), (TRUNCATE, PAD), (None, PAD)])
