@@ -208,9 +208,11 @@ def test_corrupt_file(case: hostile.Case, tmp_path: Path) -> None:
 # --- options ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("reader", READERS, ids=IDS)
-def test_unknown_option(reader: Reader, tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["encode", "inspect"])
+def test_unknown_option(reader: Reader, command: str, tmp_path: Path) -> None:
     path = _write(tmp_path, reader)
-    status, _, err = run_cli("encode", str(path), "ab", *reader.args, "-o", "no_such_option=1")
+    tail = ["ab"] if command == "encode" else []
+    status, _, err = run_cli(command, str(path), *tail, *reader.args, "-o", "no_such_option=1")
     assert_one_line_error(status, err, str(path), "no_such_option")
 
 

@@ -349,6 +349,8 @@ def _inspect_gguf(args: argparse.Namespace) -> int:
 
 def _inspect(args: argparse.Namespace) -> int:
     if str(args.model).lower().endswith(".gguf"):
+        if args.option:  # as load refuses them for a GGUF
+            raise PolytokError(f"{args.model}: the gguf reader takes no options (got {', '.join(args.option)})")
         return _inspect_gguf(args)
     info = describe(_load(args.model, args.option))
     if args.json:
