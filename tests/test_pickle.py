@@ -12,7 +12,8 @@ Expected values come from the reference engines as the parity tests get them, ne
   written by HF's own classes) and the built-in gpt2: HF tokenizers 0.23.3, live;
 - vocab.json + merges.txt and vocab.txt: transformers 5.24.0 GPT2TokenizerFast / BertTokenizerFast;
 - RWKV world vocabulary: rwkv 0.8.32 TRIE_TOKENIZER;
-- .model (the real files and tests/data/sentencepiece, BPE, UNIGRAM, WORD and CHAR): sentencepiece 0.2.3;
+- .model (the real files and tests/data/sentencepiece, BPE, UNIGRAM, WORD and CHAR; the model
+  folders of tests/data/convert that redefine pieces): sentencepiece 0.2.3;
 - tiktoken ranks: tiktoken 0.14.0 (pattern and special tokens of the known-file table, as
   test_tiktoken_parity); tekken.json: mistral-common 1.13.1's Tekkenizer;
 - GGUF: llama.cpp's outputs frozen by tools/gen_llama_goldens.py (llama-cpp-python 0.3.36):
@@ -235,7 +236,8 @@ SPM_FILES = [("spm-botchan-bpe-1000", "spm.model"), ("spm-botchan-unigram-1000",
 
 
 def test_sentencepiece_models_pickle(tmp_path: Path) -> None:
-    """The real .model files and every synthetic one of tests/data (BPE, UNIGRAM, WORD, CHAR)."""
+    """The real .model files, every synthetic one of tests/data (BPE, UNIGRAM, WORD, CHAR) and
+    the model folders that redefine pieces."""
     spm = pytest.importorskip("sentencepiece")
     sources = [(f"synthetic-{p.stem}", p) for p in sorted(SPM_DATA.glob("*.model"))]
     for name, filename in SPM_FILES:
@@ -252,7 +254,22 @@ def test_sentencepiece_models_pickle(tmp_path: Path) -> None:
             if ids is not RAISES:
                 case.add(("decode", ids, False), sp.decode(ids))
         cases.append(case)
-    run(cases, tmp_path)
+    run(cases + _redefinition_cases(spm), tmp_path)
+
+
+def _redefinition_cases(spm: Any) -> list[Case]:
+    """The model folders whose config gives a piece a new text: each new text parses to the id
+    of the piece it renames, read from sentencepiece (as test_convert_redefinitions)."""
+    from formats.test_convert_redefinitions import ARCTIC, INTERN, SYNTHETIC
+
+    cases = []
+    for folder, renames in (("arctic", ARCTIC), ("internlm2", INTERN), ("llama-redefined", ARCTIC)):
+        sp = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / folder / "tokenizer.model"))
+        case = Case(f"redefined-{folder}", {f.name: f for f in (SYNTHETIC / folder).iterdir()})
+        for new, old in renames.items():
+            case.add(("encode", new, True, "parse"), [sp.piece_to_id(old)])
+        cases.append(case)
+    return cases
 
 
 # --- tiktoken ranks (tiktoken), tekken.json (mistral-common) -------------------------------
