@@ -205,8 +205,7 @@ def _count(args: argparse.Namespace) -> int:
 
 
 def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
-    """`tok` as count and tokenize-corpus use it: without the file's truncation and padding unless
-    `apply` (``--truncation``); when they are left out, one line on stderr says so."""
+    """`tok` without its truncation and padding unless `apply` (``--truncation``), saying so on stderr."""
     from .truncation import left_out, whole_documents as without
 
     ignored = left_out(tok)
