@@ -86,14 +86,13 @@ def chat_templates(tok: "Tokenizer") -> dict[str, str]:
 
 
 def _folder_templates(folder: Path) -> dict[str, str]:
+    from .formats import folder as folder_files
+
     found = {}
-    main = folder / "chat_template.jinja"
-    if main.is_file():
-        found["default"] = main.read_text(encoding="utf-8")
-    extra = folder / "additional_chat_templates"
-    if extra.is_dir():
-        for path in sorted(extra.glob("*.jinja")):
-            found[path.name.removesuffix(".jinja")] = path.read_text(encoding="utf-8")
+    main = folder_files.read_text(folder, "chat_template.jinja")
+    if main is not None:
+        found["default"] = main
+    found.update(folder_files.additional_templates(folder))
     return found
 
 

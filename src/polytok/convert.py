@@ -36,7 +36,8 @@ from .formats import gguf_writer
 from .formats.gguf_keys import General
 from .formats.gguf_special_vocab import SpecialVocab
 from .formats.gguf_writer import KeyValue
-from .formats.redefinitions import Redefinition, read_json_file
+from .formats import folder as folder_files
+from .formats.redefinitions import Redefinition
 from .formats.vocab_paths import keys_for
 
 __all__ = ["ConversionReport", "to_gguf", "metadata_digests", "ARCHITECTURES"]
@@ -85,12 +86,9 @@ class ConversionReport:
 
 
 def _hparams(folder: Path) -> dict[str, Any]:
-    path = folder / "config.json"
-    if not path.is_file():
+    data = folder_files.read_object(folder, "config.json")
+    if data is None:
         return {}
-    data = read_json_file(path)
-    if not isinstance(data, dict):
-        raise FormatError("expected a JSON object", file=str(path))
     return {**data, **data["text_config"]} if isinstance(data.get("text_config"), dict) else data
 
 
@@ -101,10 +99,10 @@ def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str]:
         arch = str(archs[0])
         if arch not in ARCHITECTURES:
             raise FormatError(f"architecture {arch!r} is not one polytok convert knows (known: "
-                              + ", ".join(sorted(ARCHITECTURES)) + ")", file=str(folder / "config.json"),
-                              key="architectures")
+                              + ", ".join(sorted(ARCHITECTURES)) + ")",
+                              file=str(folder_files.where(folder, "config.json")), key="architectures")
         return (arch, *ARCHITECTURES[arch])
-    if (folder / "tokenizer.model").is_file():
+    if folder_files.find(folder, "tokenizer.model") is not None:
         return "LlamaForCausalLM", "llama", "llama"
     return "GPT2LMHeadModel", "gpt2", "gpt2"
 

@@ -22,6 +22,7 @@ from typing import Any
 from .._gc import paused
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
+from . import folder as folder_files
 from .compressed import read_head
 
 __all__ = ["load", "BUILTIN", "sniff"]
@@ -34,9 +35,8 @@ BUILTIN = {"gpt2": _DATA / "gpt2.json.gz"}
 _TIKTOKEN_LINE = re.compile(rb"\A[A-Za-z0-9+/]*={0,2} \d+\r?\n")
 # an RWKV world vocabulary line: id, a Python str or bytes literal, its byte length
 _RWKV_LINE = re.compile(rb"\A\d+ b?['\"]")
-# the folder files polytok reads, in the order a folder is tried
-_FOLDER_FILES = ("tokenizer.json", "tokenizer.json.gz", "tekken.json", "tokenizer.model",
-                 "vocab.json", "vocab.txt")
+# the folder files polytok reads, in the order a folder is tried (each also as NAME.gz: `folder_files.find`)
+_FOLDER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model", "vocab.json", "vocab.txt")
 
 
 def sniff(path: str | Path) -> str:
@@ -51,13 +51,14 @@ def sniff(path: str | Path) -> str:
     p = Path(path)
     if p.is_dir():
         for name in _FOLDER_FILES:
-            if (p / name).exists():
-                return sniff(p / name)
+            found = folder_files.find(p, name)
+            if found is not None:
+                return sniff(found)
         rwkv = sorted(p.glob("rwkv_vocab*.txt"))
         if rwkv:
             return sniff(rwkv[0])
         raise FormatError("no tokenizer file found in this folder (looked for "
-                          + ", ".join(_FOLDER_FILES) + ", rwkv_vocab*.txt)", file=str(p))
+                          + ", ".join(_FOLDER_FILES) + " (each also .gz), rwkv_vocab*.txt)", file=str(p))
     if not p.exists():
         raise FormatError("no such file or folder", file=str(p))
     name = p.name.lower()
@@ -67,14 +68,14 @@ def sniff(path: str | Path) -> str:
     if name.startswith("tekken") and name.endswith((".json", ".json.gz")):
         return "tekken"
     if name.endswith((".json", ".json.gz")):
-        if name == "vocab.json" and (p.parent / "merges.txt").exists():
+        if name in ("vocab.json", "vocab.json.gz") and folder_files.find(p.parent, "merges.txt") is not None:
             return "gpt2_vocab"
         return "hf_json"
     if name.endswith(".tiktoken") or _TIKTOKEN_LINE.match(head):
         return "tiktoken"
-    if name.endswith(".txt"):
+    if name.endswith((".txt", ".txt.gz")):
         return "rwkv_vocab" if _RWKV_LINE.match(head) else "wordpiece_vocab"
-    if name.endswith((".model", ".spm")) or head[:1] == b"\x0a":
+    if name.endswith((".model", ".spm", ".model.gz")) or head[:1] == b"\x0a":
         return "sentencepiece"
     raise FormatError("unrecognised tokenizer format (expected tokenizer.json, a .gguf, a SentencePiece "
                       ".model, a tiktoken rank file, tekken.json, vocab.txt, vocab.json + merges.txt, "
@@ -130,10 +131,11 @@ def _load(path: str | Path, **options: Any) -> Tokenizer:
     if kind == "sentencepiece":
         from .sentencepiece import read_sentencepiece
 
-        if p.is_dir() and (p / "tokenizer.model").is_file():
+        model = folder_files.find(p, "tokenizer.model") if p.is_dir() else None
+        if model is not None:
             from .redefinitions import read_sentencepiece_folder
 
-            return read_sentencepiece_folder(p / "tokenizer.model", **options)
+            return read_sentencepiece_folder(model, **options)
         return read_sentencepiece(_file_in(p, ("tokenizer.model",)), **options)
     if kind == "tiktoken":
         from .tiktoken import read_tiktoken
@@ -157,11 +159,11 @@ def _load(path: str | Path, **options: Any) -> Tokenizer:
 
 
 def _file_in(p: Path, patterns: tuple[str, ...]) -> Path:
-    """`p` itself, or for a folder the first file matching one of `patterns`."""
+    """`p` itself, or for a folder the first file matching one of `patterns` (a name: `folder_files.find`)."""
     if not p.is_dir():
         return p
     for pattern in patterns:
-        found = sorted(p.glob(pattern))
+        found = sorted(p.glob(pattern)) if "*" in pattern else [f for f in [folder_files.find(p, pattern)] if f]
         if found:
             return found[0]
     raise FormatError("no tokenizer file found in this folder", file=str(p))

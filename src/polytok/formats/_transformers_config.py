@@ -22,7 +22,6 @@ use from `Settings.values`.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -33,6 +32,7 @@ from ..decoders.replace import Replace
 from ..decoders.sequence import Sequence
 from ..errors import FormatError
 from ..special import AddedToken
+from . import folder as folder_files
 
 __all__ = ["Settings", "read_settings", "with_clean_up", "check_options", "NAMED_TOKENS"]
 
@@ -95,20 +95,9 @@ def check_options(reader: str, options: dict[str, Any], known: set[str]) -> None
                           f"(it takes {', '.join(sorted(known))})")
 
 
-def _json_object(path: Path) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno, offset=exc.pos) from None
-    if not isinstance(data, dict):
-        raise FormatError("expected a JSON object", file=str(path))
-    return data
+def _json_object(folder_path: Path, name: str) -> tuple[dict[str, Any] | None, Path]:
+    """A config file of the folder (`formats.folder`: NAME or NAME.gz), and its path."""
+    return folder_files.read_object(folder_path, name), folder_files.where(folder_path, name)
 
 
 def _entry(value: Any, where: str, file: str, *, special: bool | None = None) -> Entry:
@@ -135,8 +124,8 @@ def read_settings(folder: Path, options: dict[str, Any], defaults: dict[str, str
     `defaults` holds the class's default named tokens (e.g. BERT's ``[UNK]``…).
     """
     settings = Settings()
-    config_path = folder / "tokenizer_config.json"
-    config = _json_object(config_path) or {}
+    found, config_path = _json_object(folder, "tokenizer_config.json")
+    config = found or {}
     if config:
         settings.files.append(str(config_path))
     values = {k: v for k, v in config.items() if k not in ("tokenizer_class", "init_inputs")}
@@ -174,8 +163,7 @@ def _added_tokens_decoder(values: dict[str, Any], file: str) -> tuple[dict[int, 
 def _legacy_files(folder: Path, values: dict[str, Any], options: dict[str, Any], by_id: dict[int, Entry],
                   by_text: dict[str, Entry], settings: Settings) -> None:
     """special_tokens_map.json, then added_tokens.json: read only when the config has no added_tokens_decoder."""
-    map_path = folder / "special_tokens_map.json"
-    special_map = _json_object(map_path)
+    special_map, map_path = _json_object(folder, "special_tokens_map.json")
     if special_map is not None:
         settings.files.append(str(map_path))
         for key, value in special_map.items():
@@ -189,8 +177,7 @@ def _legacy_files(folder: Path, values: dict[str, Any], options: dict[str, Any],
                 values[key] = _entry(value, key, str(map_path), special=True)
             else:
                 values[key] = value
-    added_path = folder / "added_tokens.json"
-    legacy = _json_object(added_path)
+    legacy, added_path = _json_object(folder, "added_tokens.json")
     if legacy is None:
         return
     settings.files.append(str(added_path))

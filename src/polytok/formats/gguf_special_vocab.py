@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .redefinitions import read_json_file
+from . import folder as folder_files
 
 __all__ = ["SpecialVocab", "read_special_vocab"]
 
@@ -48,10 +48,8 @@ def read_special_vocab(folder: Path, *, load_merges: bool = False, n_vocab: int 
                        types: tuple[str, ...] = DEFAULT_TYPES) -> SpecialVocab:
     """gguf-py's ``SpecialVocab(folder, load_merges, types, n_vocab)`` (module notes)."""
     sv = SpecialVocab(types=types, n_vocab=n_vocab)
-    tj = folder / "tokenizer.json"
-    tokenizer = read_json_file(tj) if tj.is_file() else None
-    tc = folder / "tokenizer_config.json"
-    config = read_json_file(tc) if tc.is_file() else None
+    tokenizer = folder_files.read_json(folder, "tokenizer.json")
+    config = folder_files.read_json(folder, "tokenizer_config.json")
     if isinstance(tokenizer, dict):
         if load_merges:
             sv.merges = _merges(tokenizer)
@@ -63,18 +61,16 @@ def read_special_vocab(folder: Path, *, load_merges: bool = False, n_vocab: int 
         added = []
     if isinstance(config, dict) and config:
         _from_config(sv, folder, config, added)
-    cj = folder / "config.json"
-    if cj.is_file():
-        model_config = read_json_file(cj)
-        if isinstance(model_config, dict):
-            text_config = model_config.get("text_config")
-            for typ in sv.types:
-                tid = model_config.get(f"{typ}_token_id")
-                if tid is None and isinstance(text_config, dict):
-                    tid = text_config.get(f"{typ}_token_id")
-                sv.set_id(typ, tid)
+    model_config = folder_files.read_json(folder, "config.json")
+    if isinstance(model_config, dict):
+        text_config = model_config.get("text_config")
+        for typ in sv.types:
+            tid = model_config.get(f"{typ}_token_id")
+            if tid is None and isinstance(text_config, dict):
+                tid = text_config.get(f"{typ}_token_id")
+            sv.set_id(typ, tid)
     if load_merges and not sv.merges:
-        sv.merges = _merges_txt(folder / "merges.txt")
+        sv.merges = _merges_txt(folder)
     return sv
 
 
@@ -90,10 +86,11 @@ def _merges(tokenizer: dict[str, Any]) -> list[str]:
             for pair in merges]
 
 
-def _merges_txt(path: Path) -> list[str]:
-    if not path.is_file():
+def _merges_txt(folder: Path) -> list[str]:
+    text = folder_files.read_text(folder, "merges.txt")
+    if text is None:
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = text.splitlines()
     if lines and lines[0].strip().startswith("#"):
         lines = lines[1:]
     out = []
@@ -205,16 +202,14 @@ def _pair_sep(sv: SpecialVocab, middle: list[Any], config: dict[str, Any] | None
 
 
 def _chat_template(folder: Path, config: dict[str, Any]) -> Any:
-    alt: Any = None
-    jinja, as_json = folder / "chat_template.jinja", folder / "chat_template.json"
-    if jinja.is_file():
-        alt = jinja.read_text(encoding="utf-8")
-        extra = sorted((folder / "additional_chat_templates").glob("*.jinja"))
+    alt: Any = folder_files.read_text(folder, "chat_template.jinja")
+    if alt is not None:
+        extra = folder_files.additional_templates(folder)
         if extra:
             alt = [{"name": "default", "template": alt}] + [
-                {"name": p.stem, "template": p.read_text(encoding="utf-8")} for p in extra]
-    elif as_json.is_file():
-        data = read_json_file(as_json)
+                {"name": name, "template": body} for name, body in extra.items()]
+    else:
+        data = folder_files.read_json(folder, "chat_template.json")
         alt = data.get("chat_template") if isinstance(data, dict) else None
     return config.get("chat_template", alt)
 

@@ -52,7 +52,9 @@ from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.byte_level import ByteLevel
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
+from . import folder as folder_files
 from ._transformers_config import Settings, check_options, read_settings, with_clean_up
+from .compressed import read_bytes
 
 __all__ = ["read_gpt2_vocab", "read_bpe_files"]
 
@@ -64,10 +66,9 @@ _U32 = 1 << 32
 
 
 def _read_vocab(path: Path) -> dict[str, int]:
+    raw = read_bytes(path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
     except json.JSONDecodeError as exc:
@@ -86,10 +87,7 @@ def _read_vocab(path: Path) -> dict[str, int]:
 
 def _read_merges(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
     """The merges by rank, and each one's line number in the file."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    raw = read_bytes(path)
     lines = raw.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
@@ -145,7 +143,7 @@ def read_gpt2_vocab(path: Path, **options: Any) -> Tokenizer:
     path = Path(path)
     check_options("gpt2_vocab", options, _OPTIONS)
     options = dict(options)
-    merges_path = Path(options.pop("merges_file", path.parent / "merges.txt"))
+    merges_path = Path(options.pop("merges_file", folder_files.where(path.parent, "merges.txt")))
     settings = read_settings(path.parent, options, _DEFAULT_TOKENS)
     values = settings.values
     decoder: Any = ByteLevelDecoder()

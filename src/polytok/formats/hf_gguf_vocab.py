@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
-from .compressed import read_bytes
-from .redefinitions import (BYTE, CONTROL, NORMAL, TYPE_NAMES, UNUSED, USER_DEFINED, Redefinition, looks_special,
-                            read_json_file)
+from . import folder as folder_files
+from .redefinitions import BYTE, CONTROL, NORMAL, TYPE_NAMES, UNUSED, USER_DEFINED, Redefinition, looks_special
 
 __all__ = ["HfVocab", "tokenizer_json_path", "read_tokenizer_json_data", "bpe_vocab", "llama_hf_vocab",
            "bert_vocab", "pre_name", "pre_hash", "is_llama_hf"]
@@ -57,24 +56,14 @@ class HfVocab:
 
 
 def tokenizer_json_path(folder: Path) -> Path | None:
-    for name in ("tokenizer.json", "tokenizer.json.gz"):
-        if (folder / name).is_file():
-            return folder / name
-    return None
+    return folder_files.find(folder, "tokenizer.json")
 
 
 def read_tokenizer_json_data(folder: Path) -> dict[str, Any]:
     path = tokenizer_json_path(folder)
     if path is None:
         raise FormatError("no tokenizer.json in this folder", file=str(folder))
-    if path.suffix == ".gz":
-        raw = read_bytes(path)
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            raise FormatError(f"invalid gzip JSON: {exc}", file=str(path)) from None
-    else:
-        data = read_json_file(path)
+    data = folder_files.parse_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
         raise FormatError("expected a tokenizer.json object with a 'model'", file=str(path), key="model")
     return data
@@ -87,10 +76,10 @@ def _added(folder: Path, data: dict[str, Any]) -> dict[int, dict[str, Any]]:
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), int) \
                 or not isinstance(entry.get("content"), str):
             raise FormatError("expected an object with an integer 'id' and a string 'content'",
-                              file=str(folder / "tokenizer.json"), key=f"added_tokens[{n}]")
+                              file=str(folder_files.where(folder, "tokenizer.json")), key=f"added_tokens[{n}]")
         out[entry["id"]] = entry
-    path = folder / "tokenizer_config.json"
-    config = read_json_file(path) if path.is_file() else {}
+    path = folder_files.where(folder, "tokenizer_config.json")
+    config = folder_files.read_json(folder, "tokenizer_config.json") or {}
     decoder = config.get("added_tokens_decoder") if isinstance(config, dict) else None
     for key, entry in (decoder or {}).items():
         if not str(key).isdigit() or not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
@@ -105,7 +94,8 @@ def _base_vocab(folder: Path, data: dict[str, Any]) -> dict[int, str]:
     if isinstance(vocab, list):  # Unigram: [[piece, score], ...]
         return {i: p[0] for i, p in enumerate(vocab)}
     if not isinstance(vocab, dict):
-        raise FormatError("expected a vocabulary object", file=str(folder / "tokenizer.json"), key="model.vocab")
+        raise FormatError("expected a vocabulary object", file=str(folder_files.where(folder, "tokenizer.json")),
+                          key="model.vocab")
     return {id_: text for text, id_ in vocab.items()}
 
 
@@ -122,7 +112,7 @@ def _merged(folder: Path, data: dict[str, Any], added: dict[int, dict[str, Any]]
     n = count if size is None else size
     if reverse and max(reverse) >= n:
         raise FormatError(f"token id {max(reverse)} is outside the vocabulary size {n} (config.json vocab_size)",
-                          file=str(folder / "config.json"), key="vocab_size")
+                          file=str(folder_files.where(folder, "config.json")), key="vocab_size")
     return reverse, redefs, n
 
 
@@ -173,12 +163,10 @@ def is_llama_hf(data: dict[str, Any]) -> bool:
 
 
 def _special_texts(folder: Path) -> list[str]:
-    path = folder / "tokenizer_config.json"
-    config = read_json_file(path) if path.is_file() else {}
+    config = folder_files.read_json(folder, "tokenizer_config.json") or {}
     if not isinstance(config, dict):
         return []
-    path = folder / "special_tokens_map.json"
-    smap = read_json_file(path) if path.is_file() else {}
+    smap = folder_files.read_json(folder, "special_tokens_map.json") or {}
     out = []
     for name in ("bos", "eos", "unk", "sep", "pad", "cls", "mask"):
         value = config.get(f"{name}_token", smap.get(f"{name}_token") if isinstance(smap, dict) else None)

@@ -15,7 +15,6 @@ This module only reads: it validates the JSON and builds the shared components.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -25,7 +24,7 @@ from ..errors import FormatError
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
 from ..truncation import Padding, Truncation
-from .compressed import read_bytes
+from . import folder as folder_files
 
 __all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
 
@@ -45,14 +44,7 @@ _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
 
 def read_json(path: Path) -> Any:
     """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line."""
-    raw = read_bytes(path)
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path),
-                          line=exc.lineno, offset=exc.pos) from None
+    return folder_files.parse_json(path)
 
 
 def _added_token(d: Any, path: str) -> AddedToken:
@@ -107,12 +99,9 @@ def read_tokenizer_json(path: str | Path) -> Tokenizer:
 def read_model_folder(folder: str | Path) -> Tokenizer:
     """Load a Hugging Face model folder: ``tokenizer.json`` plus its config files."""
     folder = Path(folder)
-    main = folder / "tokenizer.json"
-    if not main.exists() and (folder / "tokenizer.json.gz").exists():
-        main = folder / "tokenizer.json.gz"
-    tok = read_tokenizer_json(main)
+    tok = read_tokenizer_json(folder_files.where(folder, "tokenizer.json"))
     tok.metadata["source"] = str(folder)
-    config = _optional_json(folder / "tokenizer_config.json")
+    config = _optional_json(folder, "tokenizer_config.json")
     tok.metadata["config"] = config
     extra = _config_added_tokens(folder, config)
     new = [t for t in extra if tok.added.token_to_id(t.content) is None]
@@ -129,18 +118,13 @@ def read_model_folder(folder: str | Path) -> Tokenizer:
     return tok
 
 
-def _optional_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise FormatError("expected a JSON object", file=str(path))
-    return data
+def _optional_json(folder: Path, name: str) -> dict[str, Any]:
+    return folder_files.read_object(folder, name) or {}
 
 
 def _config_added_tokens(folder: Path, config: dict[str, Any]) -> list[AddedToken]:
     """Added tokens declared beside tokenizer.json, in id order (transformers' order)."""
-    path = str(folder / "tokenizer_config.json")
+    path = str(folder_files.where(folder, "tokenizer_config.json"))
     decoder = config.get("added_tokens_decoder")
     if isinstance(decoder, dict):
         out = []
@@ -154,7 +138,7 @@ def _config_added_tokens(folder: Path, config: dict[str, Any]) -> list[AddedToke
                 raise exc.with_file(path) from None
             out.append(AddedToken(content, **flags))
         return out
-    legacy = _optional_json(folder / "added_tokens.json")
+    legacy = _optional_json(folder, "added_tokens.json")
     return [AddedToken(content, special=False, normalized=True)
             for content, _ in sorted(legacy.items(), key=lambda kv: kv[1]) if isinstance(content, str)]
 
@@ -162,7 +146,7 @@ def _config_added_tokens(folder: Path, config: dict[str, Any]) -> list[AddedToke
 def _named_special_tokens(folder: Path, config: dict[str, Any]) -> dict[str, str]:
     """``bos_token`` … ``mask_token`` as strings, from the config or special_tokens_map.json."""
     names = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
-    sources = [config, _optional_json(folder / "special_tokens_map.json")]
+    sources = [config, _optional_json(folder, "special_tokens_map.json")]
     out: dict[str, str] = {}
     for name in names:
         for source in sources:

@@ -38,13 +38,14 @@ text: the rest load as sentencepiece has them), so under ``special="parse"``
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
+from . import folder as folder_files
+from .compressed import read_bytes
 
 __all__ = ["Redefinition", "SpmVocab", "apply", "looks_special", "rule_for", "read_sentencepiece_folder",
            "TYPE_NAMES"]
@@ -92,28 +93,18 @@ def rule_for(architecture: str | None) -> str:
 
 
 def read_json_file(path: Path) -> Any:
-    """A JSON file, or a `FormatError` naming it."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"invalid JSON: {exc}", file=str(path)) from None
+    """A JSON file (gzip-compressed or not), or a `FormatError` naming it."""
+    return folder_files.parse_json(path)
 
 
-def _optional_object(path: Path) -> dict[str, Any] | None:
-    if not path.is_file():
-        return None
-    data = read_json_file(path)
-    if not isinstance(data, dict):
-        raise FormatError("expected a JSON object", file=str(path))
-    return data
+def _optional_object(folder: Path, name: str) -> dict[str, Any] | None:
+    return folder_files.read_object(folder, name)
 
 
 def _entries(folder: Path) -> list[tuple[int, str, bool, str]]:
     """``added_tokens_decoder`` of tokenizer_config.json as (id, content, special, key)."""
-    path = folder / "tokenizer_config.json"
-    config = _optional_object(path) or {}
+    path = folder_files.where(folder, "tokenizer_config.json")
+    config = _optional_object(folder, "tokenizer_config.json") or {}
     decoder = config.get("added_tokens_decoder", {})
     if not isinstance(decoder, dict):
         raise FormatError("expected an object", file=str(path), key="added_tokens_decoder")
@@ -129,8 +120,8 @@ def _entries(folder: Path) -> list[tuple[int, str, bool, str]]:
 
 
 def _legacy_added(folder: Path) -> list[tuple[str, int]]:
-    path = folder / "added_tokens.json"
-    data = _optional_object(path) or {}
+    path = folder_files.where(folder, "added_tokens.json")
+    data = _optional_object(folder, "added_tokens.json") or {}
     for text, id_ in data.items():
         if not isinstance(id_, int) or isinstance(id_, bool) or id_ < 0:
             raise FormatError("expected a non-negative token id", file=str(path), key=text)
@@ -138,8 +129,8 @@ def _legacy_added(folder: Path) -> list[tuple[str, int]]:
 
 
 def _json_added(folder: Path) -> list[tuple[int, str, bool, str]]:
-    path = folder / "tokenizer.json"
-    data = _optional_object(path) or {}
+    path = folder_files.where(folder, "tokenizer.json")
+    data = _optional_object(folder, "tokenizer.json") or {}
     out = []
     for n, entry in enumerate(data.get("added_tokens") or []):
         where = f"added_tokens[{n}]"
@@ -154,7 +145,7 @@ def _json_added(folder: Path) -> list[tuple[int, str, bool, str]]:
 def _check_id(id_: int, size: int, folder: Path, file: str, key: str) -> None:
     if not 0 <= id_ < size:
         raise FormatError(f"token id {id_} is outside the vocabulary (0..{size - 1}): a redefinition must name "
-                          "an existing id", file=str(folder / file), key=key)
+                          "an existing id", file=str(folder_files.where(folder, file)), key=key)
 
 
 def _set(vocab: SpmVocab, id_: int, text: str, score: float, type_: int, source: str) -> None:
@@ -177,7 +168,7 @@ def _generic(vocab: SpmVocab, folder: Path) -> None:
 
 
 def _arctic(vocab: SpmVocab, folder: Path) -> None:
-    config = _optional_object(folder / "tokenizer_config.json") or {}
+    config = _optional_object(folder, "tokenizer_config.json") or {}
     for id_, text, special, key in _entries(folder):
         _check_id(id_, len(vocab.tokens), folder, "tokenizer_config.json", key)
         if special:
@@ -219,7 +210,7 @@ def apply(vocab: SpmVocab, folder: str | Path) -> SpmVocab:
 
 def folder_architecture(folder: Path) -> str | None:
     """``architectures[0]`` of the folder's ``config.json`` (None when absent)."""
-    config = _optional_object(folder / "config.json") or {}
+    config = _optional_object(folder, "config.json") or {}
     archs = config.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
         return archs[0]
@@ -236,15 +227,12 @@ def read_sentencepiece_folder(model: Path, **options: Any) -> Tokenizer:
     from .sentencepiece import read_model_proto, read_sentencepiece
 
     folder = model.parent
-    if not any((folder / f).is_file() for f in ("tokenizer_config.json", "added_tokens.json")):
+    if not any(folder_files.find(folder, f) for f in ("tokenizer_config.json", "added_tokens.json")):
         return read_sentencepiece(model, **options)
     if options:
         raise FormatError(f"the sentencepiece reader takes no options (got {', '.join(sorted(options))})",
                           file=str(model))
-    try:
-        proto = read_model_proto(model.read_bytes(), str(model))
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(model)) from None
+    proto = read_model_proto(read_bytes(model), str(model))
     vocab = apply(SpmVocab(list(proto.pieces), list(proto.scores), list(proto.types),
                            rule_for(folder_architecture(folder))), folder)
     # only the ids given a new text change; an entry repeating a piece's text (Llama-2's

@@ -67,6 +67,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
+from .compressed import read_bytes
 from .protobuf_wire import LENGTH, Field, WireError, merge_fields, read_message, read_varint, skip_field
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -233,10 +234,7 @@ def read_sentencepiece(path: Path, **options: Any) -> Tokenizer:
     if options:
         raise FormatError(f"the sentencepiece reader takes no options (got {', '.join(sorted(options))})",
                           file=str(path))
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
+    data = read_bytes(Path(path))  # a tokenizer.model.gz too (`formats.folder`)
     proto = read_model_proto(data, str(path))
     from ._sentencepiece_build import build_tokenizer
 

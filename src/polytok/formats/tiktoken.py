@@ -96,6 +96,7 @@ from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
 from ..special import AddedToken, SpecialTokens
 from ..tokenizer import Tokenizer
+from .compressed import read_bytes
 from .tiktoken_known import KNOWN_RANKS
 
 __all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks"]
@@ -127,10 +128,7 @@ def read_tiktoken(path: Path, *, pattern: str | None = None,
             and `pattern` is missing.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(path)) from None
+    data = read_bytes(path)  # a tokenizer.model.gz too (`formats.folder`)
     digest = hashlib.sha256(data).hexdigest()
     known = KNOWN_RANKS.get(digest)
     if pattern is None:

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
+from . import folder as folder_files
+from .compressed import read_bytes
 from .gguf_keys import Tokenizer, chat_template_key
 from .gguf_special_vocab import SpecialVocab, read_special_vocab
 from .gguf_writer import KeyValue
 from .hf_gguf_vocab import (HfVocab, bert_vocab, bpe_vocab, is_llama_hf, llama_hf_vocab, pre_hash, pre_name,
                             read_tokenizer_json_data, tokenizer_json_path)
-from .redefinitions import TYPE_NAMES, SpmVocab, apply, read_json_file, rule_for
+from .redefinitions import TYPE_NAMES, SpmVocab, apply, rule_for
 
 __all__ = ["keys_for"]
 
@@ -29,16 +31,13 @@ def _spm(folder: Path, rule: str, hparams: dict[str, Any]) -> tuple[SpmVocab, bo
     """The SentencePiece vocabulary, and the model's add_dummy_prefix."""
     from .sentencepiece import read_model_proto
 
-    model = folder / "tokenizer.model"
-    try:
-        proto = read_model_proto(model.read_bytes(), str(model))
-    except OSError as exc:
-        raise FormatError(f"cannot read the file: {exc.strerror or exc}", file=str(model)) from None
+    model = folder_files.where(folder, "tokenizer.model")
+    proto = read_model_proto(read_bytes(model), str(model))
     n = len(proto.pieces)
     size = hparams.get("vocab_size") or n
     if not isinstance(size, int) or (rule != "generic" and size > n):
         raise FormatError(f"vocab_size {size!r} does not fit the {n} pieces of tokenizer.model",
-                          file=str(folder / "config.json"), key="vocab_size")
+                          file=str(folder_files.where(folder, "config.json")), key="vocab_size")
     vocab = SpmVocab([f"[PAD{i}]" for i in range(size)], [-10000.0] * size, [5] * size, rule)
     for i in range(min(n, size)):
         vocab.tokens[i], vocab.scores[i], vocab.types[i] = proto.pieces[i], proto.scores[i], proto.types[i]
@@ -103,8 +102,7 @@ def _facts(model: str, pre: str, tokens: list[str], types: list[int], sv: Specia
 
 
 def _add_prefix_key(folder: Path) -> list[KeyValue]:
-    path = folder / "tokenizer_config.json"
-    config = read_json_file(path) if path.is_file() else {}
+    config = folder_files.read_json(folder, "tokenizer_config.json")
     value = config.get("add_prefix_space") if isinstance(config, dict) else None
     return [] if value is None else [KeyValue(Tokenizer.ADD_PREFIX, bool(value), "bool")]
 
@@ -162,21 +160,26 @@ def _llama_hf_keys(folder: Path) -> tuple[list[KeyValue], dict[str, Any]]:
 
 def keys_for(folder: Path, family: str, arch: str, hparams: dict[str, Any],
              pre: str | None) -> tuple[list[KeyValue], dict[str, Any]]:
-    """The tokenizer keys of `folder` for a converter `family`, and facts for the report."""
-    has_spm = (folder / "tokenizer.model").is_file()
+    """The tokenizer keys of `folder` for a converter `family`, and facts for the report.
+
+    ``facts["path"]`` names the ``set_vocab`` path taken: ``sentencepiece`` (the folder's
+    tokenizer.model), ``llama-hf``, ``gpt2`` or ``bert`` (its tokenizer.json).
+    """
+    has_spm = folder_files.find(folder, "tokenizer.model") is not None
+    prefix = _add_prefix_key(folder) if family == "llama" else []
     if family == "spm" or (family in ("llama", "qwen") and has_spm):
-        prefix = _add_prefix_key(folder) if family == "llama" else []
         keys, facts = _spm_keys(folder, rule_for(arch), hparams)
-        return prefix + keys, facts
-    if family == "bert":
-        return _bpe_keys(folder, hparams, pre, bert=True)
-    if tokenizer_json_path(folder) is None:
+        path = "sentencepiece"
+    elif tokenizer_json_path(folder) is None:
         raise FormatError("no tokenizer.model and no tokenizer.json in this folder", file=str(folder))
-    if family == "llama":
-        prefix = _add_prefix_key(folder)
-        if is_llama_hf(read_tokenizer_json_data(folder)):
-            keys, facts = _llama_hf_keys(folder)
-        else:
-            keys, facts = _bpe_keys(folder, hparams, pre, bert=False)
-        return prefix + keys, facts
-    return _bpe_keys(folder, hparams, pre, bert=False)
+    elif family == "bert":
+        keys, facts = _bpe_keys(folder, hparams, pre, bert=True)
+        path = "bert"
+    elif family == "llama" and is_llama_hf(read_tokenizer_json_data(folder)):
+        keys, facts = _llama_hf_keys(folder)
+        path = "llama-hf"
+    else:
+        keys, facts = _bpe_keys(folder, hparams, pre, bert=False)
+        path = "gpt2"
+    facts["path"] = path
+    return prefix + keys, facts

@@ -48,6 +48,7 @@ from ..pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
 from ._transformers_config import check_options, read_settings, with_clean_up
+from .compressed import read_bytes
 
 __all__ = ["read_wordpiece_vocab", "read_vocab_lines"]
 
@@ -60,10 +61,7 @@ _TRAILING_SPACE = "".join(sorted(WHITE_SPACE))
 
 def read_vocab_lines(path: Path) -> dict[str, int]:
     """``{token: line index}`` as tokenizers' ``WordPiece::read_file`` reads it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    raw = read_bytes(path)
     lines = raw.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
