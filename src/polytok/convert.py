@@ -2,8 +2,9 @@
 
 Reproduces the vocabulary part of llama.cpp's ``convert_hf_to_gguf.py
 --vocab-only`` (llama-cpp-python 0.3.36 sdist, vendor/llama.cpp): the model
-family is ``config.json``'s ``architectures[0]`` (without a config.json, the
-tokenizer files decide), and picks the converter's ``set_vocab``:
+family is ``config.json``'s ``architectures[0]`` (without one, the tokenizer
+decides where it leaves no doubt: `_family_of_tokenizer`; else the conversion is
+refused), and picks the converter's ``set_vocab``:
 
 - Llama family (``conversion/llama.py`` ``LlamaModel.set_vocab``, line 106):
   ``add_prefix_space`` from tokenizer_config.json, then a ``tokenizer.model``
@@ -14,6 +15,11 @@ tokenizer files decide), and picks the converter's ``set_vocab``:
 - GPT-2 and the default (``TextModel.set_vocab``): GPT-2 BPE;
 - BERT (``conversion/bert.py``): WordPiece in phantom-space form;
 - Arctic and InternLM2: their own SentencePiece rules (`formats.redefinitions`).
+
+Every file is written beside the output first and read back (`polytok.convert_check`):
+a GGUF that does not tokenize the check texts as the folder does is an error, and
+nothing is left at the output path. The folder's files are found as every reader
+finds them (`polytok.formats.folder`: ``NAME`` or ``NAME.gz``).
 
 Token redefinitions (a config giving an existing id a new text) are applied in
 place and listed in the `ConversionReport`; transformers 5.24's AutoTokenizer
@@ -31,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import models
+from .convert_check import CheckReport, check_gguf
 from .errors import FormatError
 from .formats import gguf_writer
 from .formats.gguf_keys import General
@@ -70,10 +78,15 @@ class ConversionReport:
     add_flags: dict[str, bool]
     redefinitions: list[Redefinition] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    #: why the architecture was inferred from the tokenizer (no config.json ``architectures``)
+    inferred: str | None = None
+    #: the read-back of the written file (`polytok.convert_check`)
+    check: CheckReport | None = None
 
     def lines(self) -> list[str]:
         """The report as text lines (what ``polytok convert`` prints)."""
-        out = [f"wrote {self.out_path}", f"architecture: {self.architecture}",
+        out = [f"wrote {self.out_path}", f"architecture: {self.architecture}"
+               + (f" ({self.inferred})" if self.inferred else ""),
                f"tokenizer.ggml.model: {self.model}", f"tokenizer.ggml.pre: {self.pre}"
                + (f" (chkhsh {self.chkhsh})" if self.chkhsh else ""),
                f"tokens: {self.n_tokens}  merges: {self.n_merges}  types: "
@@ -82,6 +95,8 @@ class ConversionReport:
                "add flags: " + (", ".join(f"add_{k}={v}" for k, v in self.add_flags.items()) or "none"),
                f"redefinitions: {len(self.redefinitions)}"]
         out += [f"  {r.id}: {r.old!r} -> {r.new!r} ({r.type}, {r.source})" for r in self.redefinitions]
+        if self.check is not None:
+            out.append(self.check.line())
         return out
 
 
@@ -92,8 +107,8 @@ def _hparams(folder: Path) -> dict[str, Any]:
     return {**data, **data["text_config"]} if isinstance(data.get("text_config"), dict) else data
 
 
-def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str]:
-    """(HF architecture, GGUF architecture, converter family)."""
+def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str, str | None]:
+    """(HF architecture, GGUF architecture, converter family, why it was inferred or None)."""
     archs = hparams.get("architectures")
     if isinstance(archs, list) and archs:
         arch = str(archs[0])
@@ -101,10 +116,43 @@ def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str]:
             raise FormatError(f"architecture {arch!r} is not one polytok convert knows (known: "
                               + ", ".join(sorted(ARCHITECTURES)) + ")",
                               file=str(folder_files.where(folder, "config.json")), key="architectures")
-        return (arch, *ARCHITECTURES[arch])
+        return (arch, *ARCHITECTURES[arch], None)
+    arch, why = _family_of_tokenizer(folder)
+    return (arch, *ARCHITECTURES[arch], why)
+
+
+def _family_of_tokenizer(folder: Path) -> tuple[str, str]:
+    """Without config.json's ``architectures``: the converter path the tokenizer files leave no doubt about.
+
+    A tokenizer.model takes the SentencePiece path (Llama's), a WordPiece tokenizer.json
+    BERT's, a byte-fallback BPE with a Sequence decoder the Llama HF path, a byte-level
+    BPE GPT-2's; anything else is refused (the GGUF would be a guess).
+    """
+    from .formats.hf_gguf_vocab import is_llama_hf, read_tokenizer_json_data, tokenizer_json_path
+
+    where = str(folder_files.where(folder, "config.json"))
     if folder_files.find(folder, "tokenizer.model") is not None:
-        return "LlamaForCausalLM", "llama", "llama"
-    return "GPT2LMHeadModel", "gpt2", "gpt2"
+        return "LlamaForCausalLM", "no config.json architectures: tokenizer.model takes Llama's SentencePiece path"
+    if tokenizer_json_path(folder) is None:
+        raise FormatError("no tokenizer.model and no tokenizer.json in this folder", file=str(folder))
+    data = read_tokenizer_json_data(folder)
+    kind = type(models.from_config(data["model"])).__name__  # old files name no "type": HF guesses it
+    if kind == "WordPiece":
+        return "BertModel", "no config.json architectures: a WordPiece tokenizer.json takes BERT's path"
+    if kind == "BPE" and is_llama_hf(data):
+        return "LlamaForCausalLM", "no config.json architectures: a byte-fallback BPE takes the Llama HF path"
+    if kind == "BPE" and _byte_level(data):
+        return "GPT2LMHeadModel", "no config.json architectures: a byte-level BPE takes GPT-2's path"
+    raise FormatError(f"no config.json naming the model's architectures, and a {kind} tokenizer.json does not "
+                      "tell which converter path to take: add a config.json with \"architectures\": [...]",
+                      file=where, key="architectures")
+
+
+def _byte_level(data: dict[str, Any]) -> bool:
+    """A ByteLevel pre-tokenizer (alone or in a Sequence), as GPT-2's BPE has."""
+    pre = data.get("pre_tokenizer")
+    steps = pre.get("pretokenizers", []) if isinstance(pre, dict) and pre.get("type") == "Sequence" else [pre]
+    return any(isinstance(step, dict) and step.get("type") == "ByteLevel" for step in steps)
 
 
 def _model_name(folder: Path) -> str:
@@ -133,8 +181,11 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
         The `ConversionReport` (every redefinition, the pre name, counts).
 
     Raises:
-        FormatError: a file is missing or invalid, an id is out of range, or the
-            pre-tokenizer hash is unknown (the message names it) and `pre` is not given.
+        FormatError: a file is missing or invalid, an id is out of range, the
+            pre-tokenizer hash is unknown (the message names it) and `pre` is not given,
+            or there is no config.json ``architectures`` and the tokenizer does not decide.
+        ConversionCheckError: the GGUF written does not read back as the folder's tokenizer
+            (the message names the first differing text); nothing is written to `out_path`.
         PolytokError: the ``gguf`` package (extra ``polytok[convert]``) is missing.
     """
     folder = Path(model_dir)
@@ -142,18 +193,32 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
         raise FormatError("not a model folder", file=str(folder))
     gguf_writer.require_gguf()
     hparams = _hparams(folder)
-    hf_arch, arch, family = _family(folder, hparams)
+    hf_arch, arch, family, inferred = _family(folder, hparams)
     keys, facts = keys_for(folder, family, hf_arch, hparams, pre)
     # a copy keeps the base file's general.name; a new file gets the converter's
     head = [] if base_gguf is not None else [KeyValue(General.NAME, _model_name(folder), "str")]
-    gguf_writer.write_gguf(out_path, arch, head + keys, base_gguf=base_gguf)
+    redefined = {r.new: r.id for r in facts["redefinitions"] if r.old is not None}
+    check = _write_checked(folder, Path(out_path), arch, head + keys, base_gguf, facts["path"], redefined)
     counts: dict[str, int] = {}
     for t in facts["types"]:
         counts[t] = counts.get(t, 0) + 1
     sv: SpecialVocab = facts["special"]
     return ConversionReport(os.fspath(out_path), arch, facts["model"], facts["pre"], facts.get("chkhsh"),
                             facts["n_tokens"], len(sv.merges), counts, dict(sv.ids), dict(sv.add),
-                            facts["redefinitions"], [k.key for k in keys])
+                            facts["redefinitions"], [k.key for k in keys], inferred, check)
+
+
+def _write_checked(folder: Path, out: Path, arch: str, keys: list[KeyValue],
+                   base_gguf: str | os.PathLike[str] | None, path: str, redefined: dict[str, int]) -> CheckReport:
+    """Write the GGUF beside `out`, read it back (`polytok.convert_check`), and only then move it to `out`."""
+    partial = out.with_name(out.name + ".partial")
+    try:
+        gguf_writer.write_gguf(partial, arch, keys, base_gguf=base_gguf)
+        check = check_gguf(folder, partial, path, redefined)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return check
 
 
 

@@ -154,22 +154,39 @@ def _gpt2_folder(tmp_path: Path, add_prefix_space: bool) -> Path:
     return folder
 
 
+def _renumbered_gpt2_folder(tmp_path: Path) -> Path:
+    """GPT-2 with the ids of two tokens swapped: the same tokenizer, a hash llama.cpp's table does not know."""
+    tmp_path.mkdir(exist_ok=True)
+    folder = _gpt2_folder(tmp_path, False)
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = data["model"]["vocab"]
+    vocab["normal"], vocab["multiple"] = vocab["multiple"], vocab["normal"]  # both in the hash text
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
 def test_pre_hash_known_and_unknown(tmp_path):
     pytest.importorskip("gguf")
     from polytok.convert import to_gguf
+    from polytok.convert_check import ConversionCheckError
     from polytok.formats.hf_gguf_vocab import pre_hash
     from polytok.formats.hf_json import read_model_folder
 
     known = to_gguf(_gpt2_folder(tmp_path, False), tmp_path / "a.gguf")
     assert known.pre == "gpt-2"
-    odd = _gpt2_folder(tmp_path, True)
-    chkhsh = pre_hash(read_model_folder(odd))
+    renumbered = _renumbered_gpt2_folder(tmp_path / "r")
+    chkhsh = pre_hash(read_model_folder(renumbered))
     with pytest.raises(FormatError) as err:
-        to_gguf(odd, tmp_path / "b.gguf")
+        to_gguf(renumbered, tmp_path / "b.gguf")
     assert chkhsh in str(err.value)
-    report = to_gguf(odd, tmp_path / "b.gguf", pre="gpt-2")
-    assert report.pre == "gpt-2" and report.chkhsh == chkhsh
+    report = to_gguf(renumbered, tmp_path / "b.gguf", pre="gpt-2")  # the right name: the check agrees
+    assert report.pre == "gpt-2" and report.chkhsh == chkhsh and report.check is not None
     assert polytok.load(tmp_path / "b.gguf").metadata is not None
+    # a name whose pre-tokenizer splits otherwise (no prefix space): the GGUF is refused, naming a text
+    odd = _gpt2_folder(tmp_path, True)
+    with pytest.raises(ConversionCheckError, match="text whitespace-005"):
+        to_gguf(odd, tmp_path / "c.gguf", pre="gpt-2")
+    assert not (tmp_path / "c.gguf").exists()
 
 
 def test_cli_convert_prints_the_report(tmp_path, capsys):
@@ -181,11 +198,15 @@ def test_cli_convert_prints_the_report(tmp_path, capsys):
     ids = base_ids("arctic", ARCTIC)
     assert f"{ids['<|im_start|>']}: '弘' -> '<|im_start|>' (CONTROL" in out
     assert "redefinitions: 2" in out and "tokenizer.ggml.pre: default" in out
-    odd = _gpt2_folder(tmp_path, True)
-    assert main(["convert", str(odd), str(tmp_path / "b.gguf")]) == 1
+    renumbered = _renumbered_gpt2_folder(tmp_path / "r")
+    assert main(["convert", str(renumbered), str(tmp_path / "b.gguf")]) == 1
     assert "is not in llama.cpp's table" in capsys.readouterr().err
-    assert main(["convert", str(odd), str(tmp_path / "b.gguf"), "--pre", "gpt-2"]) == 0
+    assert main(["convert", str(renumbered), str(tmp_path / "b.gguf"), "--pre", "gpt-2"]) == 0
     assert "tokenizer.ggml.pre: gpt-2 (chkhsh" in capsys.readouterr().out
+    odd = _gpt2_folder(tmp_path, True)
+    assert main(["convert", str(odd), str(tmp_path / "c.gguf"), "--pre", "gpt-2"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not read back" in err
 
 
 def test_missing_gguf_package_names_the_extra(tmp_path, monkeypatch):
@@ -216,30 +237,53 @@ def test_transformers_appends_the_redefined_texts_polytok_does_not():
     assert tok.encode("<|im_start|>", add_special=False, special="parse") == [base_ids("arctic", ARCTIC)["<|im_start|>"]]
 
 
+def _redefined_gpt2_folder(tmp_path: Path, id_: int) -> tuple[Path, str, dict]:
+    folder = _gpt2_folder(tmp_path, False)
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    old = next(t for t, i in data["model"]["vocab"].items() if i == id_)
+    data["added_tokens"].append({"id": id_, "content": "<|im_start|>", "single_word": False, "lstrip": False,
+                                 "rstrip": False, "normalized": False, "special": True})
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder, old, data
+
+
 def test_tokenizer_json_added_token_on_a_base_id_replaces_its_text(tmp_path):
     """A tokenizer.json added token naming a base id: the new text at that id, reported, nothing appended.
 
     (llama.cpp's converter takes this id's text from transformers' ``vocab`` dict, whose
     order for two texts of one id follows a Rust HashMap: no stable reference to compare with.)
+    Id 124 is 'À', byte 0xC0, which no UTF-8 text holds and no merge names.
     """
     pytest.importorskip("gguf")
+    tokenizers = pytest.importorskip("tokenizers")
     from polytok.convert import to_gguf
 
-    folder = _gpt2_folder(tmp_path, False)
-    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
-    old = next(t for t, i in data["model"]["vocab"].items() if i == 0)
-    data["added_tokens"].append({"id": 0, "content": "<|im_start|>", "single_word": False, "lstrip": False,
-                                 "rstrip": False, "normalized": False, "special": True})
-    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
-    report = to_gguf(folder, tmp_path / "r.gguf", pre="gpt-2")
-    assert [(r.id, r.old, r.new, r.type) for r in report.redefinitions] == [(0, old, "<|im_start|>", "CONTROL")]
+    folder, old, data = _redefined_gpt2_folder(tmp_path, 124)
+    report = to_gguf(folder, tmp_path / "r.gguf")
+    assert [(r.id, r.old, r.new, r.type) for r in report.redefinitions] == [(124, old, "<|im_start|>", "CONTROL")]
     assert report.n_tokens == len(data["model"]["vocab"])
     from polytok.formats.gguf_reader import read_gguf_metadata
 
     kv = read_gguf_metadata(tmp_path / "r.gguf").kv
-    assert kv["tokenizer.ggml.tokens"][0] == "<|im_start|>" and kv["tokenizer.ggml.token_type"][0] == 3
-    # polytok.load of this GGUF refuses merges naming the replaced text (a FormatError naming
-    # tokenizer.ggml.merges[i]), where llama.cpp builds its merge ranks without a vocabulary check.
+    assert kv["tokenizer.ggml.tokens"][124] == "<|im_start|>" and kv["tokenizer.ggml.token_type"][124] == 3
+    # HF appends the text as a new id; the check reads the GGUF's base id for it
+    hf = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    assert hf.token_to_id("<|im_start|>") == len(data["model"]["vocab"])
+    assert "special_markers-005" in report.check.known["redefinition"]
+    assert polytok.load(tmp_path / "r.gguf").encode("<|im_start|>", special="parse") == [124]
+
+
+def test_redefining_a_merged_token_writes_a_gguf_polytok_cannot_check(tmp_path):
+    """Id 0 ('!') is named by merges: polytok's GGUF reader refuses merges naming a text the vocabulary
+    no longer holds (llama.cpp builds its merge ranks without that check), so the read-back fails."""
+    pytest.importorskip("gguf")
+    from polytok.convert import to_gguf
+    from polytok.convert_check import ConversionCheckError
+
+    folder, _, _ = _redefined_gpt2_folder(tmp_path, 0)
+    with pytest.raises(ConversionCheckError, match=r"cannot be read back .*tokenizer\.ggml\.merges\["):
+        to_gguf(folder, tmp_path / "r.gguf")
+    assert not (tmp_path / "r.gguf").exists()
 
 
 @pytest.mark.parametrize("folder", ["arctic", "llama-redefined", "internlm2"])
