@@ -18,6 +18,10 @@ DESIGN.md's table says:
   is ``PARSE``. A rank file holds no pattern nor special tokens: both come from
   polytok's reading of the file (its table of known files, or ``-o pattern=``).
 - mistral (mistral-common ``Tekkenizer``): ``encode(t, bos=a, eos=False)``; no parse mode.
+
+Each engine opens the input polytok read, in a form it can open (a folder's file,
+gzip data decompressed): `polytok.parity.ref_input`; an engine that loads another
+vocabulary is refused there, never compared.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any, Callable
 from ..errors import PolytokError
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
+from .ref_input import EngineInput, check_same_input, engine_input
 
 _UNKNOWN, _CONTROL, _USER_DEFINED = 1 << 0, 1 << 3, 1 << 4  # llama.h llama_token_attr
 ENGINES = ("hf", "llama.cpp", "sentencepiece", "tiktoken", "mistral")
@@ -55,6 +60,8 @@ class Side(ABC):
         self.unk_id: int | None = None
         #: polytok's pipeline for this file (for --explain); None when polytok cannot read it
         self.tokenizer: Tokenizer | None = None
+        #: what a reference engine opened for `path` (`parity.ref_input`: maybe a decompressed copy)
+        self.input: EngineInput | None = None
 
     @abstractmethod
     def encode(self, text: str, add_special: bool, special: str | None) -> list[int]:
@@ -131,7 +138,8 @@ class HfSide(Side):
         self.format = "tokenizer.json" if plain else "transformers"
         if self.folder:
             self.engine = "transformers"
-            self.ref: Any = _require("transformers").AutoTokenizer.from_pretrained(path)
+            # trust_remote_code=False: a folder with custom code is refused at once, never a prompt on stdin
+            self.ref: Any = _require("transformers").AutoTokenizer.from_pretrained(path, trust_remote_code=False)
             self.special = set(self.ref.all_special_ids)
             self.added = set(self.ref.added_tokens_decoder) | self.special
             self.base_size = _base_size_of_folder(self.ref)
@@ -329,21 +337,27 @@ def reference_side(engine: str, path: str, label: str, proxy: Tokenizer | None) 
         raise PolytokError(f"unknown --ref {engine!r} (one of: {', '.join(ENGINES)})")
     if not os.path.exists(path):
         raise PolytokError(f"{path}: no such file or folder")
-    if engine == "tiktoken":
-        if proxy is None:
-            raise PolytokError(f"{path}: --ref tiktoken takes the pattern and special tokens from polytok's "
-                               "reading of the file, which failed")
-        side: Side = TiktokenSide(path, label, proxy)
-    else:
-        makers: dict[str, Callable[[str, str], Side]] = {
-            "hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide, "mistral": MistralSide}
-        make = makers[engine]
-        try:
-            side = make(path, label)
-        except PolytokError:
-            raise
-        except Exception as exc:  # an engine's own failure to load the file, in one line
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise PolytokError(f"{path}: {engine} could not load it ({first})") from None
+    if engine == "tiktoken" and proxy is None:
+        raise PolytokError(f"{path}: --ref tiktoken takes the pattern and special tokens from polytok's "
+                           "reading of the file, which failed")
+    given = engine_input(engine, path, proxy)  # the plain file (or folder) the engine opens
+
+    def tiktoken_side(file: str, side_label: str) -> Side:
+        assert proxy is not None  # refused above
+        return TiktokenSide(file, side_label, proxy)
+
+    makers: dict[str, Callable[[str, str], Side]] = {
+        "hf": HfSide, "llama.cpp": LlamaCppSide, "sentencepiece": SentencePieceSide, "mistral": MistralSide,
+        "tiktoken": tiktoken_side}
+    try:
+        side = makers[engine](given.path, label)
+    except PolytokError:
+        raise
+    except Exception as exc:  # an engine's own failure to load the file, in one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PolytokError(f"{path}: {engine} could not load it ({first})") from None
+    side.path, side.input = path, given
+    check_same_input(engine, path, side, proxy)
     side.tokenizer = proxy
     return side
+
