@@ -59,6 +59,18 @@ class EncodeError(PolytokError, ValueError):
     """Text that the tokenizer cannot encode, where the reference engine raises too."""
 
 
+class EmptyMatchError(EncodeError):
+    """An empty match of a split pattern with no token to give it (tiktoken panics there);
+    ``position`` is the character offset of the match in the input (in the piece, where a
+    pre-tokenizer raises it; `Tokenizer` then names its place in the input)."""
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+        super().__init__(f"the split pattern matches the empty string at character {position}, and the "
+                         "vocabulary has no empty token to encode it as (a rank file's line '= N'; "
+                         "tiktoken panics here)")
+
+
 class LoneSurrogateError(EncodeError):
     """A lone surrogate in the text: UTF-8 cannot hold it (tokenizers, llama.cpp and rwkv refuse it too)."""
 

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .normalized import NormalizedString
-from .special import SpecialTokens
+from .special import SpecialTokens, with_empty_texts
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
@@ -133,8 +133,12 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
     """
     mode = SpecialTokens(tok.default_special if special is None else special)
     parse = mode is SpecialTokens.PARSE
+    splits = tok.special_split.split_raw(text, parse)
+    empty_texts = _splits_empty_text(tok)
+    if empty_texts:  # tiktoken's split: the empty texts between special tokens are pre-tokenized too
+        splits = with_empty_texts(splits, len(text))
     segments = [_segment(tok, text, start, end, token_id, parse)
-                for start, end, token_id in tok.special_split.split_raw(text, parse) if end > start]
+                for start, end, token_id in splits if end > start or empty_texts]
     sequence: list[int] = []
     for seg in segments:
         if seg.token_id is not None:
@@ -146,6 +150,10 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
     pieces = [_piece(tok, i) for i in ids]
     return Explanation(text, add_special, mode.value, str(tok.metadata.get("source", "?")), components(tok),
                        segments, sequence, ids, before, after, pieces)
+
+
+def _splits_empty_text(tok: "Tokenizer") -> bool:
+    return bool(getattr(tok.pre_tokenizer, "splits_empty_text", False))
 
 
 def _piece(tok: "Tokenizer", id_: int) -> str:
@@ -172,7 +180,7 @@ def _segment(tok: "Tokenizer", text: str, start: int, end: int, token_id: int | 
     if tok.normalizer is not None:
         tok.normalizer.normalize_aligned(ns)
     seg.normalized = ns.text
-    if not ns.text:
+    if not ns.text and not _splits_empty_text(tok):
         return seg
     parts: list[tuple[NormalizedString, int | None]] = [(ns, None)]
     if tok.special_split.has_normalized:

@@ -31,7 +31,8 @@ the left part's pieces are kept before ``c`` and the right part's from ``c``.
 If no common start exists near a seam (a piece longer than the overlap, say),
 this process scans the two parts around it again as one; if a scan meets an
 empty match (onig's iteration rules would apply), it encodes the segment whole:
-same ids, slower.
+same ids, slower. An empty match the pipeline refuses (`errors.EmptyMatchError`)
+sends the texts back to the caller, whose one-process encode names its place.
 
 Measured: an earlier design cut every long text into 2 × workers + 1 regions,
 each scanned with ``finditer`` in a Python loop, with every worker's caches
@@ -47,6 +48,7 @@ from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ._gc import paused
+from .errors import EmptyMatchError
 from .parallel import can_fork, run_shared
 from .text_scan import Scanner, scanner_for
 
@@ -438,14 +440,17 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                 do(chunk)
         return out
 
-    with paused():  # as in Tokenizer.encode: the scans and lookups make no cycles (the workers inherit it)
-        found = _gather(run_shared(work, range(workers)))
-    if on_done is not None:
-        on_done(claims.news())
-    if found is None:  # the caller encodes in one process, where the error is raised with its own type
+    try:
+        with paused():  # as in Tokenizer.encode: the scans and lookups make no cycles (the workers inherit it)
+            found = _gather(run_shared(work, range(workers)))
+        if on_done is not None:
+            on_done(claims.news())
+        if found is None:  # the caller encodes in one process, where the error is raised with its own type
+            return None
+        per_segment = [_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids)
+                       for index, seg in enumerate(segments)]
+    except EmptyMatchError:  # placed within a segment here: the caller's encode names its place in the text
         return None
-    per_segment = [_segment_result(tok, scanner, seg, sorted(found[index], key=lambda p: p[0]), want_ids)
-                   for index, seg in enumerate(segments)]
     return _assemble(plans, per_segment, want_ids)
 
 

@@ -30,7 +30,7 @@ import regex
 from .chars import WHITE_SPACE
 
 __all__ = ["SpecialTokens", "AddedToken", "AddedVocabulary", "TokenTrie", "PartitionEntry", "LongestFirstPartition",
-           "LlamaSpecials", "llama_specials"]
+           "LlamaSpecials", "llama_specials", "with_empty_texts"]
 
 
 class SpecialTokens(StrEnum):
@@ -240,6 +240,24 @@ class AddedVocabulary:
         if prev_end != len(text):
             splits.append((prev_end, len(text), None))
         return splits
+
+
+def with_empty_texts(splits: list[Split], length: int) -> list[Split]:
+    """`splits` with an empty free-text split wherever the text between two special tokens (or
+    before the first, or after the last) is empty, as tiktoken 0.14.0 cuts text: src/lib.rs
+    ``CoreBPE::encode`` runs ``find_iter`` on the text before each allowed special token and on
+    the rest after the last, even where it is empty. Only a pre-tokenizer that splits empty
+    text (``splits_empty_text``) needs them."""
+    out: list[Split] = []
+    text_before = False  # whether the split just passed is free text
+    for split in splits:
+        if split[2] is not None and not text_before:
+            out.append((split[0], split[0], None))
+        out.append(split)
+        text_before = split[2] is None
+    if not text_before:
+        out.append((length, length, None))
+    return out
 
 
 def _is_single_word(text: str, start: int, stop: int) -> bool:

@@ -6,7 +6,11 @@ followed only by stages that work on each piece alone, then a model that encodes
 each word alone: ``Split`` with ``isolated``, or ``removed`` + ``invert``
 (tiktoken); ``ByteLevel`` with its regex. That is the byte-level BPE family:
 GPT-2, RoBERTa, Llama 3, Qwen, tiktoken and tekken files. Patterns `regex_guard`
-runs under a time bound are left out.
+runs under a time bound are left out, and so are splits that keep (or refuse) the
+empty match of an empty text (`split_behavior.RegexSplitter.splits_empty_text`):
+the empty texts between special tokens are pieces there. A scan that meets an
+empty match elsewhere gives up (None), and `parallel_text` encodes that segment
+through the pre-tokenizer, which keeps, refuses or drops it.
 
 A scan is a function of the text and of the position it starts from: after a
 match it searches again from the match's end, and what it finds at a position
@@ -254,7 +258,7 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
         splitter, mapped, prefix_space = first._splitter, first._mapped, first.add_prefix_space
     elif isinstance(first, Split):
         splitter = first._splitter
-    if not isinstance(splitter, RegexSplitter):
+    if not isinstance(splitter, RegexSplitter) or splitter.splits_empty_text:
         return None
     if splitter.behavior == "isolated" and not splitter.invert:
         gaps = True

@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ._gc import paused
 from .decoders import Decoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
-from .errors import EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
+from .errors import EmptyMatchError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
 from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
 from .regex_guard import budget
-from .special import AddedToken, AddedVocabulary, SpecialTokens
+from .special import AddedToken, AddedVocabulary, SpecialTokens, with_empty_texts
 from .token_ids import as_id, as_ids
 from .truncation import Padding, Truncation
 
@@ -150,6 +150,9 @@ class Tokenizer:
                 and _reads_origin(pt):
             exact = False
         self._fast_exact = exact
+        # tiktoken's split of a pattern that matches the empty text: each empty text between
+        # special tokens is pre-tokenized too (`special.with_empty_texts`)
+        self._empty_texts = bool(getattr(pt, "splits_empty_text", False))
 
     def add_tokens(self, tokens: list[AddedToken]) -> None:
         """Add entries to the added vocabulary in one call (HF ``add_tokens`` id rules)."""
@@ -229,6 +232,8 @@ class Tokenizer:
                 return self._finish_ids(ids_a, ids_b, add_special)
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
+        except EmptyMatchError:  # placed within one piece: the aligned path names its place in the input
+            return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
                      special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
@@ -272,11 +277,14 @@ class Tokenizer:
     def _text_ids(self, text: str, parse: bool) -> list[int]:
         out: list[int] = []
         added, normalize = self.special_split, self.normalizer
-        for start, end, token_id in added.split_raw(text, parse):
+        splits = added.split_raw(text, parse)
+        if self._empty_texts:
+            splits = with_empty_texts(splits, len(text))
+        for start, end, token_id in splits:
             if token_id is not None:
                 out.append(token_id)
                 continue
-            if start == end:
+            if start == end and not self._empty_texts:
                 continue
             piece = text[start:end]
             if normalize is not None:
@@ -292,7 +300,7 @@ class Tokenizer:
         return out
 
     def _model_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
-        if not piece:
+        if not piece and not self._empty_texts:
             return
         tokenize = self.model.tokenize
         if self.pre_tokenizer is None:
@@ -401,8 +409,10 @@ class Tokenizer:
         """Added-token passes and normalization, keeping alignments (HF ``extract_and_normalize``)."""
         splits: list[tuple[NormalizedString, int | None]] = []
         added, normalizer = self.special_split, self.normalizer
-        for start, end, token_id in added.split_raw(text, parse):
-            if start == end:
+        raw = added.split_raw(text, parse)
+        empty_texts = self._empty_texts
+        for start, end, token_id in with_empty_texts(raw, len(text)) if empty_texts else raw:
+            if start == end and not empty_texts:
                 continue
             ns = NormalizedString.from_original(text[start:end], start)
             if token_id is not None:
@@ -410,7 +420,7 @@ class Tokenizer:
                 continue
             if normalizer is not None:
                 normalizer.normalize_aligned(ns)
-            if not ns.text:
+            if not ns.text and not empty_texts:
                 continue
             if not added.has_normalized:
                 splits.append((ns, None))

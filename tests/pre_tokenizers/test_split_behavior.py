@@ -54,3 +54,18 @@ def test_char_regexes_equal_the_folds(behavior):
         spans = [s for s in apply_behavior(_dash_pieces(text), behavior) if s[1] > s[0]]
         assert splitter.spans(text) == spans, text
         assert splitter.pieces(text) == cut(text, spans), text
+
+
+def test_empty_matches_is_an_option_of_tiktokens_split_only():
+    """``keep`` / ``refuse`` say what a tiktoken split makes of an empty match (the matches are the
+    pieces); the HF behaviours have no such piece. The engine rule is pinned against tiktoken in
+    tests/formats/test_tiktoken_empty_token.py."""
+    from polytok.pre_tokenizers.split import Split
+
+    with pytest.raises(ValueError, match="empty_matches"):
+        Split("a*", "isolated", dialect="fancy", empty_matches="keep")
+    with pytest.raises(ValueError, match="empty_matches"):
+        Split("a*", "removed", invert=True, dialect="fancy", empty_matches="always")  # type: ignore[arg-type]
+    assert Split("a*", "removed", invert=True, dialect="fancy", empty_matches="keep").splits_empty_text
+    assert not Split("a*", "removed", invert=True, dialect="fancy").splits_empty_text  # HF drops them
+    assert not Split("(?=a)", "removed", invert=True, dialect="fancy", empty_matches="keep").splits_empty_text

@@ -77,7 +77,10 @@ Performance:
   it only runs for words that are not vocabulary entries themselves (with
   ``ignore_merges``, as tiktoken). Rejected: precomputing the pair dict from
   every split of every entry (measured on Llama 4's 200k entries: 1.5 s for
-  440k pairs, three times tiktoken's whole load).
+  440k pairs, three times tiktoken's whole load). An empty word is the entry of no
+  text when there is one (tiktoken's ``encoder.get(piece)`` comes first, lib.rs
+  ``encode_ordinary``; only a Split keeping empty matches passes one), else no
+  token; HF returns none for an empty word before any lookup.
 """
 
 from __future__ import annotations
@@ -125,6 +128,8 @@ class BPE(VocabLookup):
         FormatError: a merge token is missing from the vocabulary (`UnknownMergeToken`),
             or dropout is outside ``[0, 1]``.
     """
+
+    _empty_word: tuple[int, ...] = ()  # an empty word's ids (merge_priority="token_id", see the module notes)
 
     def __init__(self, vocab: dict[str, int], merges: Sequence[tuple[str, str]], *,
                  dropout: float | None = None, unk_token: str | None = None,
@@ -213,6 +218,7 @@ class BPE(VocabLookup):
         self._results = range(top + 1)  # type: ignore[assignment]  # a merge makes the id it is ranked by
         self._no_rank = max(self._no_rank, top + 1)
         self._scan_limit = _SCAN_UP_TO if len(self._vocab_r) == len(self._vocab) else 0
+        self._empty_word = (self._vocab[""],) if "" in self._vocab and self._ignore_merges else ()
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without what is rebuilt on first use: the word cache pickles empty, and a
@@ -229,7 +235,7 @@ class BPE(VocabLookup):
         if ids is not None:
             return ids[:]
         if not piece:
-            return []
+            return list(self._empty_word)
         if self._dropout:
             symbols, lengths = self._symbols(piece)
             ids = merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
@@ -259,7 +265,7 @@ class BPE(VocabLookup):
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         if not piece:
-            return []
+            return [(id_, 0, 0) for id_ in self._empty_word]
         if self._ignore_merges and not self._dropout:
             whole = self._vocab.get(piece)
             if whole is not None:

@@ -124,8 +124,8 @@ class ByteLevel:
         return list(map(self._mapped, pieces))
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
-        if not ns.text:
-            return []
+        if not ns.text:  # without the regex, a piece is only mapped: an empty one (a kept empty match) stays
+            return [] if self.use_regex else [ns]
         ns = NormalizedString(ns.text, ns.align, ns.orig_start, ns.orig_end)
         if self.add_prefix_space and ns.text[0] != " ":
             ns.prepend(" ")

@@ -13,6 +13,9 @@ earlier member has re-sliced the text (``splits_pieces``), the first piece may
 start later (leading whitespace dropped, or a normalizer that deleted leading
 chars), so such a Sequence sets ``exact_without_alignment = False`` and the
 tokenizer takes the aligned path.
+
+An empty text is handed to the members only when the first splits it
+(``splits_empty_text``: a Split that keeps empty matches, tiktoken's).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class Sequence:
         self.pretokenizers = list(pretokenizers)
         self.splits_pieces = any(p.splits_pieces for p in self.pretokenizers)
         self.reads_origin = any(p.reads_origin for p in self.pretokenizers)
+        self.splits_empty_text = bool(self.pretokenizers) and getattr(self.pretokenizers[0], "splits_empty_text", False)
         exact = all(p.exact_without_alignment for p in self.pretokenizers)
         sliced = False
         for p in self.pretokenizers:
@@ -47,7 +51,7 @@ class Sequence:
         return cls([from_config(item, join(key, i)) for i, item in enumerate(items)])
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
-        pieces = [text] if text else []
+        pieces = [text] if text or self.splits_empty_text else []
         for pretokenizer in self.pretokenizers:
             if not pieces:
                 break
@@ -65,7 +69,7 @@ class Sequence:
         return pieces
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
-        pieces = [ns] if ns.text else []
+        pieces = [ns] if ns.text or self.splits_empty_text else []
         for pretokenizer in self.pretokenizers:
             out: list[NormalizedString] = []
             for piece in pieces:

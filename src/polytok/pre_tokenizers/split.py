@@ -17,6 +17,10 @@ zero-width-match rule live in `split_behavior`.
 (HF, default) or ``"fancy"`` (Rust fancy-regex: tiktoken / tekken
 ``pat_str``, see `polytok.regex_fancy`).
 
+``empty_matches`` says what an empty match becomes: ``"drop"`` (HF, default),
+``"keep"`` or ``"refuse"`` (tiktoken with or without a token of no bytes); see
+`split_behavior`'s notes.
+
 The fast path of the Llama-3 / Qwen / GPT-4o style ``Isolated`` regexes is a
 single ``findall`` (see `split_behavior.RegexSplitter`).
 """
@@ -27,7 +31,8 @@ from typing import Any, Literal
 
 from .._config import required
 from ..regex_dialect import Pattern, compile_literal, compile_onig, read_pattern
-from .split_behavior import Behavior, KnownPattern, RegexSplitter, SplittingPreTokenizer, behavior_from_config
+from .split_behavior import (Behavior, EmptyMatches, KnownPattern, RegexSplitter, SplittingPreTokenizer,
+                             behavior_from_config)
 
 
 # Patterns known by heart, as tokenizer.json files spell them, and what `text_scan` may assume
@@ -56,10 +61,13 @@ class Split(SplittingPreTokenizer):
         invert: split at the text between matches instead.
         is_regex: whether `pattern` is a regex (JSON ``Regex``) or a literal (``String``).
         dialect: the regex engine `pattern` is written for: ``"onig"`` (HF) or ``"fancy"`` (tiktoken).
+        empty_matches: ``"drop"`` (HF, default), ``"keep"`` or ``"refuse"`` (tiktoken, with
+            ``"removed"`` and `invert`): see `split_behavior`.
     """
 
     def __init__(self, pattern: str, behavior: Behavior, *, invert: bool = False, is_regex: bool = True,
-                 key: str = "pattern", dialect: Literal["onig", "fancy"] = "onig") -> None:
+                 key: str = "pattern", dialect: Literal["onig", "fancy"] = "onig",
+                 empty_matches: EmptyMatches = "drop") -> None:
         self.pattern = pattern
         self.is_regex = is_regex
         self.behavior = behavior
@@ -73,7 +81,8 @@ class Split(SplittingPreTokenizer):
             compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
         known = (_KNOWN_ISOLATED.get(pattern) if is_regex and dialect == "onig" and behavior == "isolated"
                  and not invert else None)
-        self._splitter = RegexSplitter(compiled, behavior, invert, known)
+        self._splitter = RegexSplitter(compiled, behavior, invert, known, empty_matches)
+        self.splits_empty_text = self._splitter.splits_empty_text
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Split":

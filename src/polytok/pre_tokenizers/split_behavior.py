@@ -20,6 +20,33 @@ the same rule:
   every matching char its own match, so each behaviour is one regex over a
   character class whose matches are exactly the pieces `apply_behavior` would
   give; both paths use that regex (``findall`` / ``finditer``).
+
+``empty_matches`` -- what an empty match of a `RegexSplitter` becomes:
+
+* ``"drop"`` (HF tokenizers, default): a piece of no text, dropped
+  (``PreTokenizedString::split`` keeps only non-empty pieces).
+* ``"keep"`` (tiktoken 0.14.0 with a token of no bytes, src/lib.rs
+  ``CoreBPE::encode_ordinary`` and ``encode``): every match ``find_iter`` reports is a
+  piece, an empty one too, and so is the empty match of an empty text (tiktoken runs
+  ``find_iter`` on the text between special tokens even where it is empty, which
+  `special.with_empty_texts` reproduces); the model gives it the empty token.
+* ``"refuse"`` (tiktoken without one: ``byte_pair_encode`` of no bytes panics):
+  `EmptyMatchError` at the first empty match reported, naming its place.
+
+Both take only ``removed`` with ``invert`` (tiktoken's split: the matches are the
+pieces). fancy-regex 0.19 ``Matches::next_with`` (as onig, and regex-automata's
+``find_iter``) reports no empty match that ends where the previous match ended and
+searches on one character later, so ``a*`` over ``"xay"`` gives ``""``, ``"a"``,
+``""`` (at 0, 1 and 3); `regex_dialect.match_spans` walks that way. Why no
+pattern pays for this unless it meets an empty match: the fast path's ``findall``
+(Python's iteration, which also reports an empty match right after a match) holds
+``""`` exactly when a search of the walk, from the same positions as fancy-regex
+searches, found an empty match, reported or not (until then both walks search from
+the same places and find the same matches); only then does the exact walk run.
+The one question asked when the splitter is built, whether the empty text gives a
+piece (`splits_empty_text`), is the very search tiktoken makes on an empty text, so
+no pattern is guessed at. Every known rank file's pattern matches only non-empty
+text (each alternative reads at least one character): its paths are unchanged.
 """
 
 from __future__ import annotations
@@ -29,11 +56,12 @@ from typing import Any, Literal, NamedTuple
 import regex
 
 from .._config import join, optional
-from ..errors import FormatError
+from ..errors import EmptyMatchError, FormatError
 from ..normalized import NormalizedString
-from ..regex_dialect import Pattern, find_matches
+from ..regex_dialect import Pattern, find_matches, match_spans
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+EmptyMatches = Literal["drop", "keep", "refuse"]
 Span = tuple[int, int]
 
 # tokenizer.json spelling (serde variant names) -> polytok option value
@@ -106,17 +134,25 @@ class KnownPattern(NamedTuple):
 
 
 class RegexSplitter:
-    """Split at the matches of a compiled (onig-translated) pattern with a behaviour."""
+    """Split at the matches of a compiled (onig-translated) pattern with a behaviour;
+    `empty_matches` as in the module notes."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "known")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "known", "empty_matches", "splits_empty_text")
 
     def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
-                 known: KnownPattern | None = None) -> None:
+                 known: KnownPattern | None = None, empty_matches: EmptyMatches = "drop") -> None:
+        if empty_matches not in ("drop", "keep", "refuse"):
+            raise ValueError(f"empty_matches must be 'drop', 'keep' or 'refuse', not {empty_matches!r}")
+        if empty_matches != "drop" and (behavior != "removed" or not invert):
+            raise ValueError("empty_matches='keep' or 'refuse' takes behavior 'removed' with invert (tiktoken's split)")
         self.pattern = pattern
         self.behavior = behavior
         self.invert = invert
         self._findall = pattern.findall if pattern.groups == 0 else None
         self.known = known  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
+        self.empty_matches = empty_matches
+        #: the empty text gives a piece (or, refusing, an error): the pattern matches it and empties count
+        self.splits_empty_text = empty_matches != "drop" and pattern.search("") is not None
 
     def _matches(self, text: str) -> list[str]:
         if self._findall is not None:
@@ -129,9 +165,9 @@ class RegexSplitter:
         return self.known is not None
 
     def pieces(self, text: str) -> list[str]:
-        """Fast path: the pieces as strings (empty ones dropped)."""
+        """Fast path: the pieces as strings (empty ones dropped, unless kept)."""
         if not text:
-            return []
+            return [""] * len(self._matches_kept(text)) if self.splits_empty_text else []
         behavior = self.behavior
         if behavior == "isolated" and not self.invert:
             found = self._matches(text)
@@ -141,13 +177,26 @@ class RegexSplitter:
             found = self._matches(text)
             if "" not in found:
                 return found
+            if self.empty_matches != "drop":  # the walk met an empty match (see the module notes)
+                return [text[s:e] for s, e in self._matches_kept(text)]
         return cut(text, self.spans(text))
 
     def spans(self, text: str) -> list[Span]:
-        """Aligned path: every kept span, onig match iteration."""
+        """Aligned path: every kept span, onig match iteration (empty ones included when kept)."""
+        if self.empty_matches != "drop":
+            return self._matches_kept(text)
         if not text:
             return []
         return apply_behavior(find_matches(self.pattern, text, self.invert), self.behavior)
+
+    def _matches_kept(self, text: str) -> list[Span]:
+        """The spans of the matches, empty ones too, or `EmptyMatchError` at the first empty one."""
+        found = match_spans(self.pattern, text) if text else [(0, 0)] if self.splits_empty_text else []
+        if self.empty_matches == "refuse":
+            for start, end in found:
+                if start == end:
+                    raise EmptyMatchError(start)
+        return found
 
 
 # HF makes each char accepted by a predicate its own match; with `C` the class,
@@ -195,10 +244,17 @@ class SplittingPreTokenizer:
     exact_without_alignment = True
     splits_pieces = True
     reads_origin = False
+    splits_empty_text = False  # see `RegexSplitter.splits_empty_text`
     _splitter: RegexSplitter | CharSplitter
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
         return self._splitter.pieces(text)
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
-        return ns.slices(self._splitter.spans(ns.text))
+        splitter = self._splitter
+        if isinstance(splitter, RegexSplitter) and splitter.empty_matches != "drop":
+            try:
+                return [ns.slice(a, b) for a, b in splitter.spans(ns.text)]
+            except EmptyMatchError as exc:  # its place in the input, through the alignments
+                raise EmptyMatchError(ns.position(exc.position)[0]) from None
+        return ns.slices(splitter.spans(ns.text))
