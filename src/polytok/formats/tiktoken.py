@@ -17,11 +17,13 @@ and src/lib.rs (``CoreBPE``) run it. polytok takes exactly the files both take:
   takes the largest).
 
 A token of no bytes decodes to nothing. Merges never make it (lib.rs
-``byte_pair_encode`` joins non-empty parts); tiktoken would give it only for an
-empty match of the pattern, which no known pattern has and polytok's `Split`
-drops: a known divergence, pinned in tests/formats/test_tiktoken_empty_token.py
-(tiktoken without such a token panics there). polytok also refuses ids far
-sparser than the number of tokens (``_SPARSE``), which tiktoken takes.
+``byte_pair_encode`` joins non-empty parts); tiktoken gives it for each empty match
+of the pattern that ``find_iter`` reports (none for every known file's pattern),
+the empty text between special tokens included, and polytok's `Split` keeps those
+(``empty_matches="keep"``); without such a token tiktoken panics there, and polytok
+raises `EncodeError` naming the place (``"refuse"``; tests/formats/
+test_tiktoken_empty_token.py). polytok also refuses ids far sparser than the number
+of tokens (``_SPARSE``), which tiktoken takes.
 
 The file holds neither the split pattern nor the special tokens: a well-known file is
 recognised by its sha256 (`tiktoken_known`), any other needs ``pattern=`` (and
@@ -36,8 +38,9 @@ The pipeline, from the shared components:
   (known divergence, pinned in tests/formats/test_tiktoken_specials.py). With
   no prefix pairs (every known file) both find the same tokens.
 - normalizer: `SurrogateRepair` (core.py's ``except UnicodeEncodeError`` fix-up).
-- pre-tokenizer: ``Split(pattern, "removed", invert=True, dialect="fancy")`` —
-  only the matches are pieces (lib.rs ``encode_ordinary``: ``find_iter``) — then
+- pre-tokenizer: ``Split(pattern, "removed", invert=True, dialect="fancy",
+  empty_matches=...)`` — only the matches are pieces, empty ones too (lib.rs
+  ``encode_ordinary``: ``find_iter``) — then
   ``ByteLevel(use_regex=False)``: the GPT-2 byte alphabet, so pieces are strings.
 - model: `BPE` with ``ignore_merges=True`` (a piece that is a rank entry is one
   token, lib.rs ``encoder.get(piece)``) and ``merge_priority="token_id"``.
@@ -223,7 +226,8 @@ def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: 
     pieces = [blob[a:b] for a, b in zip([0, *ends[:-1]], ends)]
     vocab = dict(zip(pieces, ids))
     model = BPE(vocab, [], ignore_merges=True, merge_priority="token_id")
-    split = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern")
+    split = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern",
+                  empty_matches="keep" if "" in vocab else "refuse")
     pre_tokenizer = Sequence([split, ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
     table = _id_table(token_bytes, ids, vocab, special_tokens)
     rank_ids = ids if isinstance(ids, range) else set(ids)
