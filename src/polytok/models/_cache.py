@@ -13,7 +13,7 @@ of its vocabulary.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import compress, repeat
 from operator import is_
 
@@ -38,8 +38,9 @@ class WordCache(dict[str, list[int]]):
                 self.clear()
             self[word] = ids
 
-    def ids(self, word: str, spans: Callable[[str], list[tuple[int, int, int]]]) -> list[int]:
-        """The ids of `word` (a fresh list), from the cache or from ``spans(word)``."""
+    def ids(self, word: str, spans: Callable[[str], Iterable[tuple[int, int, int]]]) -> list[int]:
+        """The ids of `word` (a fresh list), from the cache or from ``spans(word)`` (an iterator of
+        spans keeps a long word's tuples from being held all at once)."""
         ids = self.get(word)
         if ids is None:
             ids = [token for token, _, _ in spans(word)]

@@ -52,7 +52,18 @@ _CACHED_CHARS = 256
 _RUN_START = regex.compile(r"(?<=[^\u2581])(?=\u2581)")  # before each run of "▁"
 _RUN_END = regex.compile(r"(?<=\u2581)(?=[^\u2581])")  # after each run (suffix-style pieces)
 
-Node = tuple[int, int, int]
+def backtrack(start_of: array[int], id_of: list[int]) -> tuple[list[int], array[int]]:
+    """The best path's node ids and ends, first to last, from a Viterbi's last-node tables."""
+    ids: list[int] = []
+    ends = array("i")
+    end = len(start_of) - 1
+    while end > 0:
+        ids.append(id_of[end])
+        ends.append(end)
+        end = start_of[end]
+    ids.reverse()
+    ends.reverse()
+    return ids, ends
 
 
 class Float32Viterbi:
@@ -75,18 +86,23 @@ class Float32Viterbi:
         """Pickled without the per-word results (refilled as words are met)."""
         return {**self.__dict__, "_words": {}}
 
-    def nodes(self, text: str) -> list[Node]:
-        """``(id, start, end)`` of sentencepiece's best path (unknown nodes are `unk_id`, one character each)."""
+    def nodes(self, text: str) -> tuple[list[int], array[int]]:
+        """The ids of sentencepiece's best path (unknown nodes are `unk_id`, one character each) and where each ends."""
         if self._cut is None:
-            return self._exact(text, 0.0)[0]
-        out: list[Node] = []
+            ids, ends, _ = self._exact(text, 0.0)
+            return ids, ends
+        out: tuple[list[int], array[int]] = ([], array("i"))
         score = 0.0
-        starts = [0] + [m.start() for m in self._cut.finditer(text)] + [len(text)]
-        for start, end in zip(starts, starts[1:]):
-            score = self._word(text[start:end], start, score, out)
+        start = 0
+        for cut in self._cut.finditer(text):
+            score = self._word(text[start:cut.start()], start, score, out)
+            start = cut.start()
+        self._word(text[start:], start, score, out)
         return out
 
-    def _word(self, word: str, offset: int, score: float, out: list[Node]) -> float:
+    def _word(self, word: str, offset: int, score: float, out: tuple[list[int], array[int]]) -> float:
+        if not word:
+            return score
         if not -SHIFT_AT <= score <= SHIFT_AT:
             score = 0.0  # sentencepiece's shift at the word's first position
         cached = self._words.get(word) if len(word) < _CACHED_CHARS else None
@@ -94,16 +110,18 @@ class Float32Viterbi:
             if len(self._words) >= 1 << 16:
                 self._words.clear()
             cached = self._words[word] = self._local(word)
+        out_ids, out_ends = out
         if cached is not None and self._proved(len(word), score, cached[1], cached[2]):
-            nodes = cached[0]
             rounded = self._round
-            for id_, a, b, piece_score in nodes:
-                out.append((id_, offset + a, offset + b))
+            for id_, _, b, piece_score in cached[0]:
+                out_ids.append(id_)
+                out_ends.append(offset + b)
                 rounded[0] = score + piece_score
                 score = rounded[0]
             return score
-        found, score = self._exact(word, score)
-        out.extend((id_, offset + a, offset + b) for id_, a, b in found)
+        ids, ends, score = self._exact(word, score)
+        out_ids += ids
+        out_ends.extend(map(offset.__add__, ends))
         return score
 
     @staticmethod
@@ -154,12 +172,12 @@ class Float32Viterbi:
         nodes.reverse()
         return nodes, margin, reach
 
-    def _exact(self, word: str, first: float) -> tuple[list[Node], float]:
-        """sentencepiece's float32 loop over `word` from the score `first`; its nodes and final score."""
+    def _exact(self, word: str, first: float) -> tuple[list[int], array[int], float]:
+        """sentencepiece's float32 loop over `word` from the score `first`: its node ids and ends, and final score."""
         size = len(word)
         best = array("f", bytes(4 * (size + 1)))
         best[0] = first
-        start_of = [-1] * (size + 1)
+        start_of = array("i", [-1]) * (size + 1)
         id_of = [0] * (size + 1)
         rounded = self._round
         frontier = 0
@@ -176,10 +194,5 @@ class Float32Viterbi:
                 offer = rounded[0]
                 if start_of[end] < 0 or offer > best[end]:
                     best[end], start_of[end], id_of[end] = offer, start, id_
-        nodes = []
-        end = size
-        while end > 0:
-            nodes.append((id_of[end], start_of[end], end))
-            end = start_of[end]
-        nodes.reverse()
-        return nodes, best[size]
+        ids, ends = backtrack(start_of, id_of)
+        return ids, ends, best[size]

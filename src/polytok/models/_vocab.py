@@ -1,7 +1,7 @@
 """Vocabulary helpers shared by the models: the ``{token: id}`` map of BPE, WordPiece and WordLevel,
 read and checked, and the lookups every model answers from it (`VocabLookup`); the score-list
-models' lookups and token strings (`PieceListLookup`), and sentencepiece's byte fallback
-(`spell_bytes`).
+models' lookups and token strings (`PieceListLookup`), sentencepiece's byte fallback
+(`spell_bytes`) and its one-unk-per-run rule (`collapse_runs`).
 
 HF tokenizers 0.23.3 reads these maps with serde into ``AHashMap<String, u32>``
 (models/bpe/serialization.rs, wordpiece/serialization.rs, wordlevel/serialization.rs):
@@ -10,7 +10,7 @@ every id must be an integer in ``[0, 2**32)``; a JSON float such as ``5.0`` is r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from .._config import join, required
 from ..errors import EncodeError, FormatError
@@ -18,6 +18,25 @@ from ..errors import EncodeError, FormatError
 _U32_MAX = 0xFFFFFFFF
 BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 _BYTE_PIECE_SET = frozenset(BYTE_PIECES)
+
+Node = tuple[int, int, int]  # (id, start, end) of one token in a piece
+
+
+def collapse_runs(tokens: Iterable[Node], unk_id: int) -> Iterator[Node]:
+    """`tokens` with each run of `unk_id` tokens made one, spanning the run (sentencepiece's
+    ``EncodeOptimized`` and llama.cpp's UGM backtrack merge such runs)."""
+    run_start = run_end = -1
+    for token, start, end in tokens:
+        if token == unk_id:
+            run_start = start if run_start < 0 else run_start
+            run_end = end
+            continue
+        if run_start >= 0:
+            yield unk_id, run_start, run_end
+            run_start = -1
+        yield token, start, end
+    if run_start >= 0:
+        yield unk_id, run_start, run_end
 
 
 def read_vocab(d: dict[str, Any], path: str) -> dict[str, int]:

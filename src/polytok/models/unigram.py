@@ -56,19 +56,26 @@ differ by an ulp). This can only change a result on near-ties.
 Performance: pieces are found with one dict of all pieces plus, per two-character
 prefix, the length of the longest piece that starts with it; words are cached.
 Long words are not cut, unlike BPE: Viterbi sums depend on the score of
-everything before them, so a cut could change a floating-point tie.
+everything before them, so a cut could change a floating-point tie. Memory of a
+long word (sentencepiece runs over the whole text): the Viterbi tables are
+arrays, and the best path is two columns (ids, ends) whose ``(id, start, end)``
+tuples are made one at a time as they are read, so ids cost no tuple each; lists
+of floats, positions and tuples had taken ~230 bytes a character (1 MB of one
+letter through botchan's .model: +230 MB), now ~30.
 """
 
 from __future__ import annotations
 
+from array import array
+from itertools import chain
 from math import inf
 from operator import itemgetter
-from typing import Any, Literal, Sequence
+from typing import Any, Iterable, Iterator, Literal, Sequence
 
 from .._config import join, optional, required
 from ._cache import WordCache
-from ._unigram_float32 import Float32Viterbi
-from ._vocab import PieceListLookup, spell_bytes
+from ._unigram_float32 import Float32Viterbi, backtrack
+from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
 from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
@@ -156,63 +163,80 @@ class Unigram(PieceListLookup):
     # -- the Model protocol -------------------------------------------------
 
     def tokenize(self, piece: str) -> list[int]:
-        return self._cache.ids(piece, self._tokens)
+        ids = self._cache.get(piece)
+        if ids is None:
+            ids = self._word_ids(piece)
+            self._cache.remember(piece, ids)
+        return ids[:]
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
-        return self._tokens(piece)
+        return list(self._tokens(piece)) if piece else []
 
 
     # -- internals ----------------------------------------------------------
 
-    def _tokens(self, word: str) -> list[tuple[int, int, int]]:
-        """``(id, start, end)`` of the best segmentation, unknown runs fused (``Model::tokenize``)."""
+    def _word_ids(self, word: str) -> list[int]:
+        """The ids of `tokenize_spans`, without a tuple per token when no unknown node needs rewriting."""
         if not word:
             return []
+        ids, ends = self._nodes(word)
+        if self._unknown_marker() not in ids:
+            return ids
+        return [token for token, _, _ in self._rewrite_unknown(word, ids, ends)]
+
+    def _tokens(self, word: str) -> Iterator[Node]:
+        """``(id, start, end)`` of the best segmentation, unknown runs fused (``Model::tokenize``)."""
+        ids, ends = self._nodes(word)
+        if self._unknown_marker() not in ids:
+            return zip(ids, chain((0,), ends), ends)
+        return self._rewrite_unknown(word, ids, ends)
+
+    def _unknown_marker(self) -> int:
+        """The id of an unknown node in `_nodes` (-1 when `unk_id` is None: none, or llama.cpp's ``LLAMA_TOKEN_NULL``)."""
+        return -1 if self._unk_id is None else self._unk_id
+
+    def _nodes(self, word: str) -> tuple[list[int], array[int]]:
+        """The ids of the best path's nodes and where each ends (the next starts there)."""
         if self._viterbi32 is not None:
-            nodes = self._viterbi32.nodes(word)
-        else:
-            start_of, id_of = self._best_path(word)
-            nodes = []
-            end = len(word)
-            while end > 0:
-                nodes.append((id_of[end], start_of[end], end))
-                end = start_of[end]
-            nodes.reverse()
-        unk_id = self._unk_id
+            return self._viterbi32.nodes(word)
+        start_of, id_of = self._best_path(word)
+        return backtrack(start_of, id_of)
+
+    def _rewrite_unknown(self, word: str, ids: list[int], ends: array[int]) -> Iterator[Node]:
+        """The nodes with each run of unknown ones rewritten as the options say (module notes)."""
+        nodes = zip(ids, chain((0,), ends), ends)
+        unk = self._unknown_marker()
         if self._collapse:
             if self._byte_ids is not None:
-                return self._spell_unknown(word, nodes)
-            return _collapse_unknown(nodes, -1 if unk_id is None else unk_id)
-        if unk_id is None or all(token != unk_id for token, _, _ in nodes):
-            return nodes
-        tokens: list[tuple[int, int, int]] = []
-        run_start = -1
-        for index, (token, start, end) in enumerate(nodes):
-            if token != unk_id:
-                tokens.append((token, start, end))
-                continue
-            if run_start < 0:
-                run_start = start
-            if index + 1 == len(nodes) or nodes[index + 1][0] != unk_id:
-                tokens += self._unknown(word, run_start, end)
-                run_start = -1
-        return tokens
+                return self._spell_unknown(word, nodes, unk)
+            return collapse_runs(nodes, unk)
+        return self._fuse_unknown(word, nodes, unk)
 
-    def _spell_unknown(self, word: str, tokens: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    def _fuse_unknown(self, word: str, nodes: Iterable[Node], unk: int) -> Iterator[Node]:
+        """HF: each run of unknown nodes is one string, then `_unknown`'s rule."""
+        run_start = run_end = -1
+        for token, start, end in nodes:
+            if token == unk:
+                run_start = start if run_start < 0 else run_start
+                run_end = end
+                continue
+            if run_start >= 0:
+                yield from self._unknown(word, run_start, run_end)
+                run_start = -1
+            yield token, start, end
+        if run_start >= 0:
+            yield from self._unknown(word, run_start, run_end)
+
+    def _spell_unknown(self, word: str, nodes: Iterable[Node], unk: int) -> Iterator[Node]:
         """Each unknown node (one character) as its byte pieces (sentencepiece byte fallback, which
         spells each unknown piece the model gives, before any run is merged)."""
-        unk = -1 if self._unk_id is None else self._unk_id
-        if all(token != unk for token, _, _ in tokens):
-            return tokens
-        out: list[tuple[int, int, int]] = []
-        for token, start, end in tokens:
+        for token, start, end in nodes:
             if token != unk:
-                out.append((token, start, end))
+                yield token, start, end
             else:
-                out += spell_bytes(word, start, end, self._ids)
-        return out
+                yield from spell_bytes(word, start, end, self._ids)
 
-    def _unknown(self, word: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    def _unknown(self, word: str, start: int, end: int) -> list[Node]:
         """A fused run of unknown nodes: the piece it spells, its bytes, or ``unk_id``."""
         text = word[start:end]
         known = self._ids.get(text)
@@ -224,15 +248,19 @@ class Unigram(PieceListLookup):
                 return [(b, start, end) for b in spelled]  # type: ignore[misc]
         return [(self._unk_id, start, end)]  # type: ignore[list-item]
 
-    def _best_path(self, word: str) -> tuple[list[int], list[int]]:
-        """For each end position, the start and id of the last piece of the best path there."""
+    def _best_path(self, word: str) -> tuple[array[int], list[int]]:
+        """For each end position, the start and id of the last piece of the best path there.
+
+        Arrays of floats and positions (8 and 4 bytes a character), and a list of ids that
+        holds the vocabulary's own int objects: a long word costs ~20 bytes a character.
+        """
         size = len(word)
         get, scores, reach = self._match_ids.get, self._path_scores, self._reach
         unk_id, unk_score = self._unk_id, self._unk_score
         if self._collapse and unk_id is None:
             unk_id = -1
-        best = [0.0] * (size + 1)
-        start_of = [-1] * (size + 1)
+        best = array("d", bytes(8 * (size + 1)))
+        start_of = array("i", [-1]) * (size + 1)
         id_of = [0] * (size + 1)
         for start in range(size):
             here = best[start]
@@ -255,17 +283,6 @@ class Unigram(PieceListLookup):
                                           f" (character {word[start]!r} has no piece)")
                     best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
         return start_of, id_of
-
-
-def _collapse_unknown(nodes: list[tuple[int, int, int]], unk_id: int) -> list[tuple[int, int, int]]:
-    """llama.cpp's backtrack: each run of unknown nodes becomes one `unk_id` spanning the run."""
-    tokens: list[tuple[int, int, int]] = []
-    for token, start, end in nodes:
-        if token == unk_id and tokens and tokens[-1][0] == unk_id:
-            tokens[-1] = (unk_id, tokens[-1][1], end)
-        else:
-            tokens.append((token, start, end))
-    return tokens
 
 
 def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
