@@ -60,19 +60,28 @@ differences, each an option (the sentencepiece reader sets them all):
   orders ``-0.0`` below ``0.0`` (the reader passes ``-0.0`` as the tiniest
   negative double, which keeps that order and no other).
 
-Performance: the queue is a ``heapq`` of ``(-score, left, right, length)``
-tuples over parallel lists (no per-symbol objects); results of short pieces are
-cached.
+Performance: the queue is a `MinTree` of score ranks (distinct scores, highest
+first) at each live pair's left position, over arrays of lengths and links; the
+tokens of a piece are made one at a time as they are read. A heap of
+``(-score, left, right, length)`` tuples over lists had taken ~260 bytes a
+character on a long piece (one letter, 1 MB: +260 MB; llama.cpp's and
+sentencepiece's SPM models see a whole text as one piece), now ~25. Results of
+short pieces are cached.
 """
 
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
-from typing import Iterable, Literal, Sequence
+from array import array
+from itertools import chain, islice
+from typing import Any, Iterable, Iterator, Literal, Sequence
 
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
-from ._vocab import PieceListLookup, spell_bytes
+from ._min_tree import MinTree
+from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
+
+
+_NO_RANK = (1 << 31) - 1  # a pair that does not merge (`_merge`)
 
 
 class SPM(PieceListLookup):
@@ -126,40 +135,50 @@ class SPM(PieceListLookup):
                 found = self._ids.get(chr(byte) if byte else "")
             self._byte_ids.append(found)
         self._cache = WordCache()
+        self._ranks: dict[str, int] | None = None  # `_merge_rank`
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the merge ranks, which are rebuilt on first use (`_merge_rank`)."""
+        return {**self.__dict__, "_ranks": None}
 
     # -- the Model protocol -------------------------------------------------
 
     def tokenize(self, piece: str) -> list[int]:
-        return self._cache.ids(piece, self.tokenize_spans)
+        return self._cache.ids(piece, self._tokens)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        return list(self._tokens(piece))
+
+    def _tokens(self, piece: str) -> Iterator[Node]:
+        """``(id, start, end)`` of each token, made as they are read (no list of them for a long piece)."""
         if self._unknown != "spell":
-            return self._sentencepiece_spans(piece)
-        tokens: list[tuple[int, int, int]] = []
+            return self._sentencepiece_tokens(piece)
+        return self._llama_tokens(piece)
+
+    def _llama_tokens(self, piece: str) -> Iterator[Node]:
         ids = self._ids
         for start, end in self._merge(piece):
             text = piece[start:end]
             found = ids.get(text)
             if found is not None:
-                tokens.append((found, start, end))
+                yield found, start, end
                 continue
             for byte in text.encode("utf-8", "surrogatepass"):
                 byte_id = self._byte_ids[byte]
                 if byte_id is None:
                     raise EncodeError(f"SPM: no token for byte 0x{byte:02X} of {text!r}"
                                       f" (neither '<0x{byte:02X}>' nor the byte itself is in the vocabulary)")
-                tokens.append((byte_id, start, end))
-        return tokens
-
+                yield byte_id, start, end
 
     # -- sentencepiece's output rules -----------------------------------------
 
-    def _sentencepiece_spans(self, piece: str) -> list[tuple[int, int, int]]:
+    def _sentencepiece_tokens(self, piece: str) -> Iterator[Node]:
         rev: dict[str, tuple[int, int]] | None = {} if self._unused else None
         frozen = self._cut_symbols(piece) if self._symbols else None
-        tokens: list[tuple[int, int, int]] = []
-        for start, end in self._merge(piece, frozen, rev):
-            self._emit(piece, start, end, rev, tokens, 0)
+        tokens = chain.from_iterable(self._emit(piece, start, end, rev, 0)
+                                     for start, end in self._merge(piece, frozen, rev))
+        if self._unknown == "unk":
+            return collapse_runs(tokens, -1 if self._unk_id is None else self._unk_id)
         return tokens
 
     def _cut_symbols(self, piece: str) -> list[int] | None:
@@ -181,117 +200,92 @@ class SPM(PieceListLookup):
         return lengths
 
     def _emit(self, piece: str, start: int, end: int, rev: dict[str, tuple[int, int]] | None,
-              tokens: list[tuple[int, int, int]], depth: int) -> None:
-        """bpe_model.cc ``resegment``, then the processor's unknown rules."""
+              depth: int) -> Iterator[Node]:
+        """bpe_model.cc ``resegment``, then the processor's unknown rules (a run of unk ids is
+        collapsed by the caller, `collapse_runs`)."""
         text = piece[start:end]
         found = self._outputs.get(text)
         if found is not None and text in self._unused and depth <= 100:
             halves = rev.get(text) if rev is not None else None
             if halves is not None:
                 cut = start + halves[0]
-                self._emit(piece, start, cut, rev, tokens, depth + 1)
-                self._emit(piece, cut, end, rev, tokens, depth + 1)
+                yield from self._emit(piece, start, cut, rev, depth + 1)
+                yield from self._emit(piece, cut, end, rev, depth + 1)
                 return
             found = None
         if found is not None:
-            tokens.append((found, start, end))
+            yield found, start, end
         elif self._unknown == "unk":
-            unk = -1 if self._unk_id is None else self._unk_id
-            if tokens and tokens[-1][0] == unk:
-                tokens[-1] = (unk, tokens[-1][1], end)
-            else:
-                tokens.append((unk, start, end))
+            yield -1 if self._unk_id is None else self._unk_id, start, end
         else:
-            tokens += spell_bytes(piece, start, end, self._ids)
+            yield from spell_bytes(piece, start, end, self._ids)
 
     # -- the merge loop -------------------------------------------------------
 
+    def _merge_rank(self) -> dict[str, int]:
+        """``piece -> rank`` of the merge scores, highest score first (built on first use).
+
+        The queue orders by score, then left position; ranks of the distinct scores keep
+        that order and fit, with the position and length, in one int per entry."""
+        if self._ranks is None:
+            order = {score: rank for rank, score in enumerate(sorted(set(self._merge_score.values()), reverse=True))}
+            self._ranks = dict(zip(self._merge_score, map(order.__getitem__, self._merge_score.values())))
+        return self._ranks
+
     def _merge(self, piece: str, frozen: list[int] | None = None,
-               rev: dict[str, tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+               rev: dict[str, tuple[int, int]] | None = None) -> Iterator[tuple[int, int]]:
         """``(start, end)`` character spans of the symbols left when no queued pair applies.
 
-        Symbol ``i`` starts at character ``i``; ``length[i]`` is 0 once merged
-        away; ``nxt``/``prev`` link the live symbols (-1 at the ends). `frozen`
-        gives other initial lengths (negative: never merged); `rev` collects
-        sentencepiece's ``rev_merge`` for unused results.
+        Symbol ``i`` starts at character ``i``; ``length[i]`` is 0 once merged away;
+        ``nxt``/``prev`` link the live symbols (-1 at the ends), all in arrays. llama.cpp's
+        queue pops the best (score, left position) among queued pairs and skips one whose
+        symbols changed since; each live pair's score rank sits instead at its left
+        position in a `MinTree`, which gives the same pair (a changed pair's entry is always
+        skipped: its combined length differs). `frozen` gives other initial lengths
+        (negative: never merged); `rev` collects sentencepiece's ``rev_merge`` for unused
+        results, in the order the pairs are queued.
         """
-        if frozen is not None or rev is not None:
-            return self._merge_general(piece, frozen, rev)
         size = len(piece)
-        length = [1] * size
-        nxt = list(range(1, size)) + [-1]
-        prev = list(range(-1, size - 1))
-        score_of = self._merge_score.get
-        queue = []
-        for left in range(size - 1):
-            score = score_of(piece[left:left + 2])
-            if score is not None:
-                queue.append((-score, left, left + 1, 2))
-        heapify(queue)
-        while queue:
-            _, left, right, joint = heappop(queue)
-            if length[left] == 0 or length[right] == 0 or length[left] + length[right] != joint:
-                continue
-            length[left] = joint
+        length = array("i", [1]) * size if frozen is None else array("i", map(abs, frozen))
+        starts = range(size) if frozen is None else [i for i in range(size) if frozen[i]]
+        fixed = bytearray(size)
+        if frozen is not None:
+            for i in starts:
+                fixed[i] = frozen[i] < 0
+        nxt, prev = array("i", [-1]) * size, array("i", [-1]) * size
+        for a, b in zip(starts, islice(starts, 1, None)):
+            nxt[a], prev[b] = b, a
+        rank_of, unused = self._merge_rank().get, self._unused
+
+        def offer(left: int, right: int) -> int:
+            if right < 0 or fixed[left] or fixed[right]:
+                return _NO_RANK
+            text = piece[left:right + length[right]]
+            if rev is not None and text in unused and text in self._merge_score:
+                rev[text] = (right - left, length[right])
+            return rank_of(text, _NO_RANK)
+
+        tree = MinTree(array("i", map(offer, range(size - 1), nxt)), _NO_RANK)
+        while True:
+            _, left = tree.lowest()
+            if left < 0:
+                return _spans(length, nxt, size)
+            right = nxt[left]
+            length[left] += length[right]
             length[right] = 0
             after = nxt[left] = nxt[right]
             if after >= 0:
                 prev[after] = left
+                tree.put(right, _NO_RANK)
             before = prev[left]
-            if before >= 0:
-                score = score_of(piece[before:left + joint])
-                if score is not None:
-                    heappush(queue, (-score, before, left, length[before] + joint))
-            if after >= 0:
-                score = score_of(piece[left:after + length[after]])
-                if score is not None:
-                    heappush(queue, (-score, left, after, joint + length[after]))
-        return _spans(length, nxt, size)
-
-    def _merge_general(self, piece: str, frozen: list[int] | None,
-                       rev: dict[str, tuple[int, int]] | None) -> list[tuple[int, int]]:
-        """`_merge` with frozen initial symbols and ``rev_merge`` records (sentencepiece options)."""
-        size = len(piece)
-        lengths = frozen if frozen is not None else [1] * size
-        starts = [i for i in range(size) if lengths[i]]
-        fixed = {i for i in starts if lengths[i] < 0}
-        length = [abs(n) for n in lengths]
-        nxt, prev = [-1] * size, [-1] * size
-        for a, b in zip(starts, starts[1:]):
-            nxt[a], prev[b] = b, a
-        score_of, unused = self._merge_score.get, self._unused
-        queue: list[tuple[float, int, int, int]] = []
-
-        def offer(left: int, right: int) -> None:
-            if left < 0 or right < 0 or left in fixed or right in fixed:
-                return
-            end = right + length[right]
-            score = score_of(piece[left:end])
-            if score is not None:
-                heappush(queue, (-score, left, right, end - left))
-                if rev is not None and piece[left:end] in unused:
-                    rev[piece[left:end]] = (right - left, end - right)
-
-        for a, b in zip(starts, starts[1:]):
-            offer(a, b)
-        while queue:
-            _, left, right, joint = heappop(queue)
-            if length[left] == 0 or length[right] == 0 or length[left] + length[right] != joint:
-                continue
-            length[left], length[right] = joint, 0
-            after = nxt[left] = nxt[right]
-            if after >= 0:
-                prev[after] = left
-            offer(prev[left], left)
-            offer(left, after)
-        return _spans(length, nxt, size)
+            if before >= 0:  # this pair first: the last `rev` record wins
+                tree.put(before, offer(before, left))
+            tree.put(left, offer(left, after))
 
 
-def _spans(length: list[int], nxt: list[int], size: int) -> list[tuple[int, int]]:
+def _spans(length: array[int], nxt: array[int], size: int) -> Iterator[tuple[int, int]]:
     """The live symbols, first to last, as character spans."""
-    spans = []
     index = 0 if size else -1
     while index >= 0:
-        spans.append((index, index + length[index]))
+        yield index, index + length[index]
         index = nxt[index]
-    return spans
