@@ -38,6 +38,9 @@ CHECK_TEXTS: tuple[tuple[str, str], ...] = (
     ("punctuation-012", "C'est l'été, n'est-ce pas ?"),
     ("punctuation-016", "。、「」『』！？"),
     ("code-001", "def add(a, b):\n    return a + b\n"),
+    # over 50 tokens: past the truncation of GPT-2's tokenizer.json, which llama.cpp does not have
+    ("code-002", 'class Foo(Base):\n    """Docstring."""\n\n    def __init__(self, x: int = 0) -> None:\n'
+                 "        self.x = x  # comment\n"),
     ("code-003", "for (let i = 0; i < n; i++) {\n\tconsole.log(`item ${i}`);\n}"),
     ("code-013", "key: value\nlist:\n  - one\n  - two\nmulti: |\n  line1\n  line2\n"),
     ("emoji-002", "Hello 👋 world 🌍!"),
