@@ -128,3 +128,20 @@ def test_tiktoken_on_a_folder_reads_the_rank_file_polytok_read(tmp_path, capsys)
                             special_tokens={})
     texts = edge_texts()[:60]
     assert [ref.encode(t, False, "text") for t in texts] == [enc.encode_ordinary(t) for t in texts]
+
+
+def test_a_folder_with_custom_code_is_refused_without_a_prompt(tmp_path, monkeypatch):
+    """chatglm3's tokenizer_config.json names its own tokenizer class (auto_map): transformers asks on stdin
+    whether to run that code unless trust_remote_code is given; compare must never wait on a prompt."""
+    pytest.importorskip("transformers")
+    import builtins
+
+    folder = tmp_path / "chatglm3"
+    folder.mkdir()
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copyfile(fixture_path("chatglm3", name), folder / name)
+    asked = []
+    monkeypatch.setattr(builtins, "input", lambda *a: asked.append(a) or "n")
+    with pytest.raises(PolytokError, match="hf could not load it"):
+        reference_side("hf", str(folder), "B", None)
+    assert asked == []
