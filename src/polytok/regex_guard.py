@@ -147,7 +147,8 @@ class budget:
     """``with budget(n_chars): ...``: every bounded match in the block shares one deadline.
 
     The outermost block sets it, `time_bound(n_chars)` from its start; nested blocks (a
-    match loop inside an encode) keep the outer one. Per thread.
+    match loop inside an encode) keep the outer one. Per thread. The deadline is in CPU
+    time, the clock ``regex``'s ``timeout=`` counts (C ``clock()`` in its ``_regex.c``).
     """
 
     __slots__ = ("_n_chars", "_outermost")
@@ -159,7 +160,7 @@ class budget:
     def __enter__(self) -> "budget":
         if _deadline.at is None:
             self._outermost = True
-            _deadline.at = time.monotonic() + time_bound(self._n_chars)
+            _deadline.at = time.process_time() + time_bound(self._n_chars)
             _deadline.n_chars = self._n_chars
         return self
 
@@ -177,7 +178,7 @@ def bounded_call(method: Any, pattern: str, text: str, *args: Any) -> Any:
     if _deadline.at is None:
         timeout, n_chars = time_bound(len(text)), len(text)
     else:
-        timeout, n_chars = _deadline.at - time.monotonic(), _deadline.n_chars
+        timeout, n_chars = _deadline.at - time.process_time(), _deadline.n_chars
         if timeout <= 0:
             raise bounded_error(pattern, n_chars)
     try:
