@@ -33,12 +33,12 @@ Performance notes (CPython 3.11, GPT-2 merges, unique words of English text):
 * Memory of long words (a run of letters or CJK without spaces reaches the loop
   whole): HF's heap of ``(rank, position, id)`` tuples and lists of links cost
   ~200 bytes per symbol (1 MB of one letter through GPT-2: +200 MB peak).
-  `merge_tree`, for every word over 48 symbols where `merge_scan` is exact (every
-  fixture), keeps one rank per pair in a `MinTree` and the links in arrays: ~25
-  bytes per symbol, about as fast as the tuple heap (4.6 against 3.6 us per
-  symbol on one letter, 3.3 against 3.4 on random letters). `merge_heap` packs an
-  entry into one int and its links into arrays (~60 bytes per symbol); it serves
-  dropout and the vocabularies where a stale entry may merge.
+  `merge_heap` packs an entry into one int and its links into arrays (~70 bytes
+  per symbol) and is the fastest loop above the scan: 1.3 us per symbol on random
+  letters against 1.3-2.4 for the tuple heap. `merge_tree`, for words over 4096
+  symbols where `merge_scan` is exact (every fixture), keeps one rank per pair in
+  a `MinTree`: ~25 bytes per symbol, at 3.0-4.8 us per symbol (one letter, random
+  letters; 100k symbols, CPython 3.11).
 
 `BLOCKED` and `write_blocked` serve the model's ``unknown_chars="block"``
 (llama.cpp's rule, see `polytok.models.bpe`): a character with no token enters
