@@ -237,7 +237,8 @@ class SPM(PieceListLookup):
         """``piece -> rank`` of the merge scores, highest score first (built on first use).
 
         The queue orders by score, then left position; ranks of the distinct scores keep
-        that order and fit, with the position and length, in one int per entry."""
+        that order in the `MinTree`'s ``array("i")`` (equal floats, ``0.0`` and ``-0.0``
+        among them, share a rank, as they tie in the heap)."""
         if self._ranks is None:
             order = {score: rank for rank, score in enumerate(sorted(set(self._merge_score.values()), reverse=True))}
             self._ranks = dict(zip(self._merge_score, map(order.__getitem__, self._merge_score.values())))
