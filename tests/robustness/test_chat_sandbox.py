@@ -48,7 +48,7 @@ ESCAPES = {
     "center": "{{ 'x'|center(10**9) }}",
     "center-method": "{{ 'x'.center(10**9) }}",
     "format-width": "{{ '%999999999s' % 'x' }}",
-    "batch": "{{ messages|batch(10**9)|list }}",
+    "batch": "{{ messages|batch(10**9, 'x')|list }}",
     "output-growth": "{% for i in range(100000) %}{{ 'y' * 1000 }}{% endfor %}",
     "recursion": "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
 }
