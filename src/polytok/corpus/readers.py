@@ -18,6 +18,14 @@ a JSON object, a missing field, a value that is not a string, a null) come back
 with their line index inside the split (or their row in the file); the caller,
 which knows how many lines the earlier splits held, turns that into a line
 number.
+
+A hostile record is a bad record like any other, never an error that stops the
+run: JSON nested deeper than Python's parser goes (``json.loads`` raises
+`RecursionError`; HF datasets' JSON builder, which reads with pyarrow, refuses
+such a file as a whole), an integer of more digits than Python converts
+(``ValueError``), a line longer than `MAX_LINE_BYTES` (skipped unread, so one
+line with no newline in a 50 GB file does not fill the memory), a Parquet
+string that is not UTF-8.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ __all__ = ["KINDS", "Split", "Bad", "input_kind", "read_split", "split_lines", "
            "check_parquet_column", "pyarrow", "pyarrow_parquet"]
 
 KINDS = ("text", "jsonl", "parquet")
+MAX_LINE_BYTES = 1 << 28  # 256 MiB: a longer line is a bad record, skipped without being read whole
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -82,26 +91,45 @@ def read_split(split: Split, field: str, column: str) -> tuple[list[str], list[B
     return docs, bad, count
 
 
-def split_lines(path: str, start: int, end: int) -> Iterator[tuple[int, bytes]]:
-    """(file offset, raw line) of each line whose first byte lies in ``[start, end)``."""
+def split_lines(path: str, start: int, end: int) -> Iterator[tuple[int, bytes | int]]:
+    """(file offset, raw line) of each line whose first byte lies in ``[start, end)``; instead of a
+    line longer than `MAX_LINE_BYTES`, its length (an int), the line itself left unread."""
     try:
         with open(path, "rb") as f:
             pos = start
             if start > 0:
                 f.seek(start - 1)
-                pos = start - 1 + len(f.readline())  # the rest of a line begun before the split
+                pos = start - 1 + _skip_line(f)  # the rest of a line begun before the split
             while pos < end:
-                line = f.readline()
+                line = f.readline(MAX_LINE_BYTES + 1)
                 if not line:
                     return
+                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                    size = len(line) + _skip_line(f)
+                    yield pos, size
+                    pos += size
+                    continue
                 yield pos, line
                 pos += len(line)
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), file=path) from None
 
 
-def parse_line(line: bytes, offset: int, kind: str, field: str) -> str | Bad | None:
-    """A document, a Bad (place filled in by the caller), or None for a JSONL line that is no record."""
+def _skip_line(f: Any) -> int:
+    """Read past the rest of the current line, a block at a time; the bytes passed."""
+    passed = 0
+    while True:
+        block = f.readline(1 << 20)
+        passed += len(block)
+        if not block or block.endswith(b"\n"):
+            return passed
+
+
+def parse_line(line: bytes | int, offset: int, kind: str, field: str) -> str | Bad | None:
+    """A document, a Bad (place filled in by the caller), or None for a JSONL line that is no record.
+    `line` is the raw line, or the length of one too long to read (`split_lines`)."""
+    if isinstance(line, int):
+        return Bad(0, f"a line of {line} bytes, longer than the {MAX_LINE_BYTES} read at most")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -112,8 +140,10 @@ def parse_line(line: bytes, offset: int, kind: str, field: str) -> str | Bad | N
         return None
     try:
         record = json.loads(text)
-    except ValueError as exc:
+    except ValueError as exc:  # JSONDecodeError, or an integer of too many digits for int()
         return Bad(0, f"not JSON ({getattr(exc, 'msg', exc)})")
+    except RecursionError:
+        return Bad(0, "not JSON (nested deeper than the parser goes)")
     if not isinstance(record, dict):
         return Bad(0, f"a JSON {type(record).__name__}, not an object")
     if field not in record:
@@ -185,12 +215,32 @@ def _parquet_split(split: Split, column: str) -> tuple[list[str], list[Bad]]:
         row += n
     if not groups:
         return [], []
-    table = parquet.read_row_groups(groups, columns=[column])
-    values = table.column(column).slice(split.start - first, split.end - split.start).to_pylist()
+    try:
+        table = parquet.read_row_groups(groups, columns=[column])
+    except (OSError, ValueError) as exc:  # a damaged row group; pyarrow's ArrowInvalid is a ValueError
+        raise FormatError(f"cannot read rows {split.start}-{split.end} ({exc})", file=split.path) from None
+    values = table.column(column).slice(split.start - first, split.end - split.start)
     docs, bad = [], []
-    for row, value in enumerate(values, split.start):
+    for row, value in enumerate(_strings(values), split.start):
         if isinstance(value, str):
             docs.append(value)
+        elif isinstance(value, Bad):
+            bad.append(Bad(row, value.reason))
         else:
             bad.append(Bad(row, f"{column} is {_json_type(value)}, not a string"))
     return docs, bad
+
+
+def _strings(values: Any) -> list[Any]:
+    """The column's values as Python objects; a value that is not UTF-8 (Parquet does not check) as a Bad."""
+    try:
+        return list(values.to_pylist())
+    except UnicodeDecodeError:
+        pass
+    out: list[Any] = []
+    for value in values:
+        try:
+            out.append(value.as_py())
+        except UnicodeDecodeError as exc:
+            out.append(Bad(0, f"not UTF-8 at byte {exc.start} of the value ({exc.reason})"))
+    return out
