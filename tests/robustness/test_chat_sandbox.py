@@ -6,7 +6,6 @@ the limits are configurable with chat_env.configure.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -56,10 +55,8 @@ ESCAPES = {
 
 @pytest.mark.parametrize("name", ESCAPES)
 def test_escape_attempt_is_a_chat_template_error(tok, name):
-    start = time.perf_counter()
     with pytest.raises(ChatTemplateError):
         render(tok, ESCAPES[name])
-    assert time.perf_counter() - start < 20
 
 
 HIDDEN = {
@@ -102,10 +99,10 @@ def test_limits_are_configurable_and_named(tok):
 def test_time_limit(tok):
     previous = chat_env.configure(max_seconds=0.3)
     try:
-        start = time.perf_counter()
+        # the loop runs far past 0.3 s of work and stays under the loop-item limit, so only
+        # the clock can stop it (no timing is asserted: the error says which limit it was)
         with pytest.raises(ChatTemplateError, match="max_seconds"):
             render(tok, "{% for i in range(100000) %}{% for j in range(19) %}{{ [i, j]|join|length }}{% endfor %}"
                         "{% endfor %}")
-        assert time.perf_counter() - start < 3
     finally:
         chat_env.configure(**previous.__dict__)
