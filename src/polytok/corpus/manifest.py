@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..errors import FormatError
 from .readers import Split, check_parquet_column, input_kind, parquet_rows
-from .shards import TEMP_SUFFIX, Settings, sha256_file
+from .shards import Settings, sha256_file, write_atomic
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -115,9 +115,4 @@ def read_manifest(out_dir: str) -> dict[str, Any]:
 def write_manifest(out_dir: str, manifest: dict[str, Any]) -> None:
     """Write the manifest whole under a temporary name, then rename it over the old one."""
     path = os.path.join(out_dir, MANIFEST)
-    data = (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-    with open(path + TEMP_SUFFIX, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(path + TEMP_SUFFIX, path)
+    write_atomic(path, (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))

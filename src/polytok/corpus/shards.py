@@ -22,6 +22,7 @@ bad record like any other.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sys
@@ -29,13 +30,14 @@ from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EncodeError
+from ..errors import EncodeError, FormatError
 from .readers import Bad, Split, parse_line, pyarrow, pyarrow_parquet, read_split, split_lines
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
-__all__ = ["Settings", "ShardResult", "encode_split", "write_shard", "shard_name", "sha256_file"]
+__all__ = ["Settings", "ShardResult", "encode_split", "write_shard", "shard_name", "sha256_file",
+           "write_atomic", "write_error"]
 
 TEMP_SUFFIX = ".tmp"
 TRUNCATION_CHOICES = ("none", "ignored", "applied")  # Settings.truncation
@@ -139,14 +141,36 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
-def _write_atomic(path: str, data: bytes) -> dict[str, Any]:
-    """Write `data` to ``path + .tmp``, flush it to disk, rename it to `path`; its size and sha256."""
+def write_atomic(path: str, data: bytes) -> None:
+    """Write `data` to ``path + .tmp``, flush it to disk, rename it to `path`. When that fails (a full
+    disk), the temporary file is removed and a `FormatError` names `path` (`write_error`)."""
     temp = path + TEMP_SUFFIX
-    with open(temp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temp, path)
+    try:
+        with open(temp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        try:
+            os.remove(temp)
+        except OSError:
+            pass
+        raise write_error(exc, path) from None
+
+
+def write_error(exc: OSError, path: str) -> FormatError:
+    """The one-line error for a failed write of `path`: a full disk says what to do."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        name = "ENOSPC" if exc.errno == errno.ENOSPC else "EDQUOT"
+        return FormatError(f"the disk is full ({name}) while writing it: free space, then run the same "
+                           "command with --resume (the shards already listed are kept)", file=path)
+    return FormatError(f"cannot write it: {exc.strerror or exc}", file=path)
+
+
+def _write_atomic(path: str, data: bytes) -> dict[str, Any]:
+    """`write_atomic`; the file's name, size and sha256."""
+    write_atomic(path, data)
     return {"name": os.path.basename(path), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
