@@ -9,7 +9,7 @@ is the size ratio). A ratio far above the size ratio means a super-linear path.
 
 With ``--memory`` each encode runs alone in a fresh subprocess
 (tests/robustness/encode_memory.py: the tokenizer loaded and warmed, freed memory
-returned, the peak-RSS mark reset, then one ``encode``); the row gives seconds and
+returned, the peak-RSS mark reset, then one ``encode``); the row gives CPU seconds and
 peak-RSS growth (``resource.getrusage(...).ru_maxrss``), both per MB of UTF-8 text,
 at the largest size.
 
@@ -69,12 +69,13 @@ def sweep_one(tok: polytok.Tokenizer, kinds: list[str], sizes: list[int], timeou
 
 
 def sweep_memory(family: str, name: str, kinds: list[str], size: int, timeout: float) -> list[tuple[str, float, float]]:
-    """(kind, s/MB, peak MB per MB of text) per kind, each in a fresh subprocess."""
+    """(kind, CPU s/MB, peak MB per MB of text) per kind, each in a fresh subprocess (CPU time: the
+    machine may be shared)."""
     rows = []
     for kind in kinds:
         found = encode_memory.run(f"{family}/{name}", kind, size, timeout)
         if "mb" in found:
-            rows.append((kind, found["seconds"] / found["mb"], found["peak_mb"] / found["mb"]))
+            rows.append((kind, found["cpu_seconds"] / found["mb"], found["peak_mb"] / found["mb"]))
         elif not found.get("refused"):
             print(f"  {kind}: {found}", flush=True)
             rows.append((kind, float("inf"), float("inf")))

@@ -7,7 +7,7 @@ kind (what is built on first use belongs to the loaded tokenizer), builds the te
 gives freed memory back to the system (``gc.collect``, glibc ``malloc_trim``) and
 resets the peak-RSS mark (``/proc/self/clear_refs``), then encodes once. It reports
 the growth of ``resource.getrusage(...).ru_maxrss`` over that encode (the ids it
-returns included), the seconds, and the ids' count and SHA-256.
+returns included), its wall and CPU seconds, and the ids' count and SHA-256.
 
     PYTHONPATH=src:tests python tests/robustness/encode_memory.py '["gpt2", "one-char", 1000000]'
 """
@@ -74,10 +74,10 @@ def measure(spec: str, kind: str, size: int) -> dict[str, Any]:
         return {"refused": True}  # e.g. WordPiece without [UNK]: the reference refuses it too
     text = KINDS[kind](size)
     before = _settle()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ids = tok.encode(text)
-    seconds = time.perf_counter() - start
-    return {"mb": len(text.encode("utf-8")) / 1e6, "chars": len(text), "seconds": seconds,
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"mb": len(text.encode("utf-8")) / 1e6, "chars": len(text), "seconds": seconds, "cpu_seconds": cpu,
             "peak_mb": (_peak_kb() - before) / 1024, "ids": len(ids), "sha256": ids_digest(ids)}
 
 
