@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import FormatError
+from .manifest_check import check_manifest
 from .readers import Split, check_parquet_column, input_kind, parquet_rows
 from .shards import Settings, sha256_file, write_atomic
 
@@ -99,16 +100,20 @@ def header(tokenizer: dict[str, Any], settings: Settings, inputs: list[dict[str,
 
 
 def read_manifest(out_dir: str) -> dict[str, Any]:
+    """The manifest in `out_dir`, its shape checked (`manifest_check`); a `FormatError` naming the key otherwise."""
     path = os.path.join(out_dir, MANIFEST)
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except OSError as exc:
         raise FormatError(exc.strerror or str(exc), file=path) from None
-    except ValueError as exc:
+    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits
         raise FormatError(f"not JSON ({exc})", file=path) from None
+    except RecursionError:
+        raise FormatError("not JSON (nested deeper than the parser goes)", file=path) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise FormatError(f"not a polytok corpus manifest (format is not {FORMAT!r})", file=path, key="format")
+    check_manifest(data, path)
     return data
 
 

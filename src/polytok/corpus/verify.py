@@ -103,7 +103,10 @@ def _check_counts(out_dir: str, shard: dict[str, Any], dtype: str, number: int) 
 def _read_array(code: str, path: str) -> "array[int]":
     values = array(code)
     with open(path, "rb") as f:
-        values.frombytes(f.read())
+        data = f.read()
+    if len(data) % values.itemsize:
+        raise FormatError(f"{len(data)} bytes, not a whole number of uint64 offsets", file=path)
+    values.frombytes(data)
     if sys.byteorder != "little":
         values.byteswap()
     return values
@@ -113,5 +116,8 @@ def _parquet_lengths(path: str) -> list[int]:
     pq = pyarrow_parquet()
     import pyarrow.compute as pc  # type: ignore[import-untyped]
 
-    column = pq.read_table(path, columns=["ids"]).column("ids")
-    return [int(n) for n in pc.list_value_length(column).to_pylist()]
+    try:
+        column = pq.read_table(path, columns=["ids"]).column("ids")
+        return [int(n) for n in pc.list_value_length(column).to_pylist()]
+    except (OSError, ValueError, TypeError, KeyError) as exc:  # ArrowInvalid is a ValueError
+        raise FormatError(f"not a Parquet shard with a list column ids ({exc})", file=path) from None
