@@ -240,6 +240,8 @@ def metadata_digests(gguf_path: str | os.PathLike[str], chunk: int = 4096) -> di
     for key, value in meta.kv.items():
         if not (key.startswith("tokenizer.") or key == General.ARCHITECTURE):
             continue
+        if hasattr(value, "tolist"):  # a numeric array (array.array), as a list for JSON
+            value = value.tolist()
 
         def digest(v: Any) -> str:
             return hashlib.sha256(json.dumps(v, ensure_ascii=False).encode()).hexdigest()

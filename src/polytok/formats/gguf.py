@@ -26,9 +26,12 @@ from ..errors import FormatError
 from ..models._bpe_merges import UnknownMergeToken
 from ..pre_tokenizers.llama_pre_types import PreType, pre_type
 from ..special import LlamaSpecials, llama_specials
-from .gguf_keys import General, Tokenizer
+from .gguf_keys import KEY_TYPES, General, Tokenizer
 from .gguf_keys import Tokenizer as Tokenizer_keys
-from .gguf_reader import read_gguf_metadata
+from .gguf_reader import GGUFMetadata, read_gguf_metadata
+
+_BYTE_TYPE = 6  # llama_token_type LLAMA_TOKEN_TYPE_BYTE
+_BYTE_TEXT = regex.compile(r"<0x[0-9A-Fa-f]{2}>")
 
 # tokenizer.ggml.model → (vocabulary type, default special ids)
 VOCAB_TYPES: dict[str, tuple[str, dict[str, int]]] = {
@@ -91,6 +94,7 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     """The vocabulary of a GGUF file (vocab-only or a whole model), as llama.cpp loads it."""
     meta = read_gguf_metadata(path)
     kv, name = meta.kv, str(path)
+    _check_types(meta)
     model = kv.get(Tokenizer.MODEL)
     if not isinstance(model, str):
         raise FormatError("no tokenizer.ggml.model: this GGUF file holds no vocabulary", file=name,
@@ -102,8 +106,9 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     texts = _string_list(kv, Tokenizer.LIST, name)
     texts = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(texts)]
     # llama.cpp reads scores[i] and token_type[i] for every token without checking the array lengths
-    token_types = _parallel_array(kv, Tokenizer.TOKEN_TYPE, int, len(texts), name)
-    scores = _parallel_array(kv, Tokenizer.SCORES, (int, float), len(texts), name)
+    token_types = _parallel_array(kv, Tokenizer.TOKEN_TYPE, len(texts), name)
+    scores = _parallel_array(kv, Tokenizer.SCORES, len(texts), name)
+    _check_byte_tokens(texts, token_types, name)
     merges = kv.get(Tokenizer.MERGES)
     if merges is not None:
         merges = _string_list(kv, Tokenizer.MERGES, name)
@@ -120,6 +125,30 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     return GGUFVocab(name, model, vocab_type, texts, token_types, scores, merges, pre, flags, specials, kv)
 
 
+def _check_types(meta: GGUFMetadata) -> None:
+    """Every key polytok reads has a type llama.cpp accepts (gguf_keys.KEY_TYPES), or a FormatError."""
+    for key, allowed in KEY_TYPES.items():
+        found = meta.types.get(key)
+        if found is None:
+            continue
+        names = tuple(t.name for t in found)
+        if names[:2] not in allowed or (names[0] == "ARRAY" and len(names) > 2):
+            expected = " or ".join("[".join(a) + "]" * (len(a) - 1) for a in allowed)
+            raise FormatError(f"expected {expected}, found {'['.join(names)}{']' * (len(names) - 1)}",
+                              file=meta.file, key=key)
+
+
+def _check_byte_tokens(texts: list[str], token_types: Any, file: str) -> None:
+    """A BYTE token must be written ``<0xNN>``: llama.cpp reads its byte from the text when it decodes
+    (llama-vocab.cpp token_to_byte, which aborts for other vocabulary types), so refuse it at load."""
+    if token_types is None or _BYTE_TYPE not in token_types:
+        return
+    for i, kind in enumerate(token_types):
+        if kind == _BYTE_TYPE and not _BYTE_TEXT.fullmatch(texts[i]):
+            raise FormatError(f"token {i} {texts[i]!r} has type BYTE but is not written <0xNN>", file=file,
+                              key=f"{Tokenizer.TOKEN_TYPE}[{i}]")
+
+
 def _string_list(kv: dict[str, Any], key: str, file: str) -> list[str]:
     value = kv.get(key)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -127,13 +156,11 @@ def _string_list(kv: dict[str, Any], key: str, file: str) -> list[str]:
     return value
 
 
-def _parallel_array(kv: dict[str, Any], key: str, kinds: type | tuple[type, ...], n: int, file: str) -> Any:
-    """``kv[key]`` (or None when absent): a list of `kinds` values, one per token."""
+def _parallel_array(kv: dict[str, Any], key: str, n: int, file: str) -> Any:
+    """``kv[key]`` (or None when absent): one number per token (its type was checked by _check_types)."""
     value = kv.get(key)
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, kinds) and not isinstance(v, bool) for v in value):
-        raise FormatError("expected an array of numbers", file=file, key=key)
     if len(value) != n:
         raise FormatError(f"{len(value)} entries for {n} tokens", file=file, key=key)
     return value
@@ -311,8 +338,8 @@ def _build_ugm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     model = Unigram(list(zip(vocab.texts, scores)), vocab.specials.ids.get("unk"),
                     matchable=[t in (1, 4, 5) for t in types], zero_score=[t == 4 for t in types],
                     unk_score=unk_score, unknown_runs="collapse")
-    blob = vocab.metadata.get(Tokenizer_keys.PRECOMPILED_CHARSMAP) or []
-    normalizer = Precompiled(bytes(b & 0xFF for b in blob), match="longest",
+    blob = vocab.metadata.get(Tokenizer_keys.PRECOMPILED_CHARSMAP)
+    normalizer = Precompiled(blob.tobytes() if blob is not None else b"", match="longest",
                              passthrough=[t for t, k in zip(vocab.texts, types) if k == 4],
                              add_space_prefix=vocab.flags["add_space_prefix"],
                              remove_extra_whitespaces=vocab.flags["remove_extra_whitespaces"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["General", "Tokenizer", "Paperkiln", "chat_template_key", "vocab_size_key"]
+__all__ = ["General", "Tokenizer", "Paperkiln", "KEY_TYPES", "chat_template_key", "vocab_size_key"]
 
 
 class General:
@@ -96,3 +96,27 @@ def chat_template_key(name: str | None = None) -> str:
 def vocab_size_key(architecture: str) -> str:
     """``<arch>.vocab_size``, read only for the ``none``/``no_vocab`` model (llama-vocab.cpp, impl::load)."""
     return f"{architecture}.vocab_size"
+
+
+_BOOL: Final = ("BOOL",)
+_ID: Final = ("UINT32",)
+# The GGUF types each key polytok reads must have (type names of gguf_reader.ValueType;
+# an array is ("ARRAY", element type)).  llama.cpp's loader is type-strict: get_key
+# refuses a key of another type (llama-model-loader.cpp, GGUFMeta validate_type), and
+# llama-vocab.cpp load checks the arrays itself (tokens: STRING; scores: INT32 or
+# FLOAT32; token_type: INT32; precompiled_charsmap: UINT8 or INT8).
+KEY_TYPES: Final[dict[str, tuple[tuple[str, ...], ...]]] = {
+    General.ARCHITECTURE: (("STRING",),),
+    General.NAME: (("STRING",),),
+    Tokenizer.MODEL: (("STRING",),),
+    Tokenizer.PRE: (("STRING",),),
+    Tokenizer.LIST: (("ARRAY", "STRING"),),
+    Tokenizer.MERGES: (("ARRAY", "STRING"),),
+    Tokenizer.TOKEN_TYPE: (("ARRAY", "INT32"),),
+    Tokenizer.SCORES: (("ARRAY", "FLOAT32"), ("ARRAY", "INT32")),
+    Tokenizer.PRECOMPILED_CHARSMAP: (("ARRAY", "UINT8"), ("ARRAY", "INT8")),
+    Tokenizer.ADD_BOS: (_BOOL,), Tokenizer.ADD_EOS: (_BOOL,), Tokenizer.ADD_SEP: (_BOOL,),
+    Tokenizer.ADD_PREFIX: (_BOOL,), Tokenizer.REMOVE_EXTRA_WS: (_BOOL,),
+    Tokenizer.NORMALIZER_LOWERCASE: (_BOOL,), Tokenizer.NORMALIZER_STRIP_ACCENTS: (_BOOL,),
+    **{key: (_ID,) for key in Tokenizer.SPECIAL_ID_KEYS},
+}  # fmt: skip

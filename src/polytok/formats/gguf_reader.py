@@ -23,7 +23,9 @@ Where llama.cpp and gguf-py differ, or where this reader chooses:
   - strings must be valid UTF-8 (gguf-py decodes strictly; gguf.cpp keeps bytes).
 
 Safety: every length and count is checked against the bytes that remain before
-anything is sliced or allocated, so a count of 2**63 fails at once.  Errors are
+anything is sliced or allocated (an element needs at least its fixed size, a
+string its length field, an inner array its type and count), so a count of
+2**63 fails at once; arrays of arrays are capped at MAX_INNER_ARRAYS in all.  Errors are
 `FormatError`s naming the file, the key ("header" or "kv[i]" until the key is
 read; "key[index]" inside arrays) and the byte offset.
 
@@ -33,8 +35,8 @@ bytes) and calling ``.decode()`` beat ``str(memoryview[a:b], "utf-8")`` by ~35%
 and ``int.from_bytes`` lengths by ~10%; a two-pass "offsets first, decode after"
 loop was slower still.  Lengths come from a bound ``Struct.unpack_from``, bound
 checks are one comparison per string, and a short read is caught as
-``struct.error`` outside the loop.  Numeric arrays are one ``struct.unpack_from``
-of ``n`` items.  (gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)
+``struct.error`` outside the loop.  Numeric arrays are one copy of their bytes into
+an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).  (gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import array as array_module
+from array import array
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -49,12 +53,17 @@ from typing import Any
 from ..errors import FormatError
 from .gguf_keys import General
 
-__all__ = ["ValueType", "GGUFMetadata", "read_gguf_metadata", "parse_gguf_metadata", "MAX_NESTING"]
+__all__ = ["ValueType", "GGUFMetadata", "read_gguf_metadata", "parse_gguf_metadata", "MAX_NESTING",
+           "MAX_INNER_ARRAYS"]
 
 MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
 MAX_NESTING = 16
+# llama.cpp refuses arrays of arrays outright; polytok reads them as gguf-py does,
+# but at most this many inner arrays per file, so a file of millions of empty
+# inner arrays (12 bytes each) is refused instead of walked one by one.
+MAX_INNER_ARRAYS = 1 << 16
 
 
 class ValueType(IntEnum):
@@ -82,6 +91,10 @@ _CODES = {
     ValueType.UINT64: "Q", ValueType.INT64: "q", ValueType.FLOAT64: "d",
 }  # fmt: skip
 _SIZES = {vtype: struct.calcsize(code) for vtype, code in _CODES.items()}
+# Numeric arrays are kept as array.array (one machine value per element, not a
+# Python int each): the struct codes are array typecodes of the same size here.
+assert all(array(code).itemsize == _SIZES[vtype] for vtype, code in _CODES.items())
+_BOOL_BYTES = bytes([0]) + bytes([1]) * 255  # translate table: any non-zero byte is True
 # Fewest bytes one element can take: a string is at least its length field, an
 # array its element type and count.
 _MIN_SIZE = {**_SIZES, ValueType.STRING: 8, ValueType.ARRAY: 12}
@@ -92,7 +105,8 @@ class GGUFMetadata:
     """The header and KV section of a GGUF file.
 
     ``kv`` maps each key, in file order, to its Python value (int, float, bool,
-    str, or a list of them for arrays, nested for arrays of arrays).  ``types``
+    str; an array of strings is a list, an array of numbers an `array.array` of
+    the same item size (BOOL as 0/1 bytes), an array of arrays a list of them).  ``types``
     gives each key's GGUF types: ``(UINT32,)``, ``(ARRAY, STRING)``, and for
     nested arrays the element types of the first element, as gguf-py's
     ``ReaderField.types``.  ``kv_end`` is the byte offset where the KV section
@@ -150,6 +164,7 @@ class _Reader:
         self.file = file
         self.pos = 0
         self.order = "<"
+        self.inner_arrays = 0
 
     def fail(self, reason: str, key: str, offset: int) -> FormatError:
         return FormatError(reason, file=self.file, key=key, offset=offset)
@@ -236,7 +251,7 @@ class _Reader:
             return self.fixed(vtype, key), (vtype,)
         return self.array(key, depth)
 
-    def array(self, key: str, depth: int) -> tuple[list[Any], tuple[ValueType, ...]]:
+    def array(self, key: str, depth: int) -> tuple[Any, tuple[ValueType, ...]]:
         if depth >= MAX_NESTING:
             raise self.fail(f"arrays nested deeper than {MAX_NESTING}", key, self.pos)
         item = self.value_type(key)
@@ -249,6 +264,10 @@ class _Reader:
             return self.strings(key, count), (ValueType.ARRAY, item)
         if item is not ValueType.ARRAY:
             return self.numbers(item, key, count), (ValueType.ARRAY, item)
+        self.inner_arrays += count
+        if self.inner_arrays > MAX_INNER_ARRAYS:
+            reason = f"more than {MAX_INNER_ARRAYS} arrays nested in arrays (llama.cpp refuses any)"
+            raise self.fail(reason, key, offset)
         values: list[Any] = []
         inner: tuple[ValueType, ...] = (ValueType.ARRAY, ValueType.ARRAY)
         for i in range(count):
@@ -258,14 +277,16 @@ class _Reader:
             inner = (ValueType.ARRAY, *types) if i == 0 else inner
         return values, inner
 
-    def numbers(self, item: ValueType, key: str, count: int) -> list[Any]:
+    def numbers(self, item: ValueType, key: str, count: int) -> "array_module.array[Any]":
+        """``count`` values as one compact `array.array` (BOOL as 0/1 bytes): no Python int per element."""
         size = _SIZES[item] * count
         self.need(size, key, f"{count} {item.name} values")
-        values = struct.unpack_from(f"{self.order}{count}{_CODES[item]}", self.data, self.pos)
+        raw = self.data[self.pos : self.pos + size]
+        values = array(_CODES[item], raw.translate(_BOOL_BYTES) if item is ValueType.BOOL else raw)
+        if self.order == ">" and _SIZES[item] > 1:
+            values.byteswap()
         self.pos += size
-        if item is ValueType.BOOL:
-            return [v != 0 for v in values]
-        return list(values)
+        return values
 
     def strings(self, key: str, count: int) -> list[str]:
         """The hot loop: ``count`` length-prefixed strings, each decoded once."""

@@ -7,6 +7,9 @@ llama.cpp's converter writes through the same writer (gguf-py 0.19.0
 scores, string arrays). The copy reproduces the approach of gguf-py's
 ``scripts/gguf_new_metadata.py`` ``copy_with_new_metadata``: every field but the
 old ``tokenizer.*`` keys is copied with its type, then the tensors, byte for byte.
+The base file is first read and checked by `polytok.formats.gguf_tensors` (the
+bounds and offset checks of llama.cpp's gguf.cpp), since gguf-py's reader trusts
+the counts and offsets it reads.
 Key names come from `polytok.formats.gguf_keys` only.
 """
 
@@ -18,6 +21,7 @@ from typing import Any
 
 from ..errors import FormatError, PolytokError
 from .gguf_keys import General
+from .gguf_tensors import read_gguf_tensors
 
 __all__ = ["KeyValue", "write_gguf", "require_gguf"]
 
@@ -66,9 +70,12 @@ def write_gguf(out_path: str | os.PathLike[str], architecture: str, keys: list[K
         writer.write_kv_data_to_file()
         writer.close()
         return
+    # polytok's own bounded reading first: every count, length, tensor offset and size is checked
+    # against the file before gguf-py's reader (which trusts them) sees it
+    read_gguf_tensors(base_gguf)
     try:
         reader = gguf.GGUFReader(os.fspath(base_gguf))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
         raise FormatError(f"cannot read the base GGUF: {exc}", file=os.fspath(base_gguf)) from None
     _copy(gguf, reader, out_path, keys)
 
