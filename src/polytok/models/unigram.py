@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from array import array
 from itertools import chain
-from math import inf
+from math import fsum, inf, isfinite
 from operator import itemgetter
 from typing import Any, Iterable, Iterator, Literal, Sequence
 
@@ -214,18 +214,11 @@ class Unigram(PieceListLookup):
 
     def _fuse_unknown(self, word: str, nodes: Iterable[Node], unk: int) -> Iterator[Node]:
         """HF: each run of unknown nodes is one string, then `_unknown`'s rule."""
-        run_start = run_end = -1
-        for token, start, end in nodes:
+        for token, start, end in collapse_runs(nodes, unk):
             if token == unk:
-                run_start = start if run_start < 0 else run_start
-                run_end = end
-                continue
-            if run_start >= 0:
-                yield from self._unknown(word, run_start, run_end)
-                run_start = -1
-            yield token, start, end
-        if run_start >= 0:
-            yield from self._unknown(word, run_start, run_end)
+                yield from self._unknown(word, start, end)
+            else:
+                yield token, start, end
 
     def _spell_unknown(self, word: str, nodes: Iterable[Node], unk: int) -> Iterator[Node]:
         """Each unknown node (one character) as its byte pieces (sentencepiece byte fallback, which
@@ -298,7 +291,17 @@ def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
     if raw and not set(map(type, scores)) <= {float, int}:
         index = next(i for i, score in enumerate(scores) if type(score) not in (float, int))
         raise FormatError(f"expected a number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
+    if not _finite_sum(scores):  # HF's serde_json refuses NaN, Infinity and numbers beyond an f64
+        index = next(i for i, score in enumerate(scores) if not _finite_sum([score]))
+        raise FormatError(f"expected a finite number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
     return list(zip(pieces, map(serde_f64, scores)))
+
+
+def _finite_sum(scores: list[float | int]) -> bool:
+    try:
+        return isfinite(fsum(scores))  # one C pass; log-probabilities never sum past an f64
+    except OverflowError:
+        return False
 
 
 def serde_f64(value: float | int) -> float:
