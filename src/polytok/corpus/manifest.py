@@ -34,7 +34,9 @@ __all__ = ["MANIFEST", "FORMAT", "plan", "tokenizer_identity", "header", "read_m
 
 MANIFEST = "manifest.json"
 FORMAT = "polytok-corpus/1"
-_TOKENIZER_FILE_PREFIXES = ("tokenizer", "vocab", "merges", "special_tokens_map", "added_tokens", "tekken")
+_TOKENIZER_FILE_PREFIXES = ("tokenizer", "vocab", "merges", "special_tokens_map", "added_tokens", "tekken",
+                            "chat_template", "config.json")
+_TEMPLATE_FOLDER = "additional_chat_templates"  # polytok.formats.folder.additional_templates reads it
 _TOKENIZER_FILE_SUFFIXES = (".model", ".tiktoken", ".gguf")
 
 
@@ -76,7 +78,8 @@ def tokenizer_identity(model: str, tok: "Tokenizer") -> dict[str, Any]:
 
     For a folder, the files that make up a tokenizer (``tokenizer*``, ``vocab*``,
     ``merges*``, ``special_tokens_map*``, ``added_tokens*``, ``tekken*``,
-    ``*.model``, ``*.tiktoken``) are hashed one by one; weights are left alone.
+    ``chat_template*``, ``config.json``, ``additional_chat_templates/*``,
+    ``*.model``, ``*.tiktoken``, ``*.gguf``) are hashed one by one; weights are left alone.
     """
     source = str(tok.metadata.get("source", model))
     ident: dict[str, Any] = {"model": model, "format": tok.metadata.get("format")}
@@ -85,10 +88,18 @@ def tokenizer_identity(model: str, tok: "Tokenizer") -> dict[str, Any]:
     elif os.path.isfile(source):
         ident["sha256"] = sha256_file(source)
     elif os.path.isdir(source):
-        names = sorted(n for n in os.listdir(source) if os.path.isfile(os.path.join(source, n))
-                       and (n.startswith(_TOKENIZER_FILE_PREFIXES) or n.endswith(_TOKENIZER_FILE_SUFFIXES)))
-        ident["files"] = {n: sha256_file(os.path.join(source, n)) for n in names}
+        ident["files"] = {n: sha256_file(os.path.join(source, n)) for n in _tokenizer_files(source)}
     return ident
+
+
+def _tokenizer_files(folder: str) -> list[str]:
+    """The files of a model folder that `polytok.load` may read (and chat templates), by relative name."""
+    names = [n for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n))
+             and (n.startswith(_TOKENIZER_FILE_PREFIXES) or n.endswith(_TOKENIZER_FILE_SUFFIXES))]
+    extra = os.path.join(folder, _TEMPLATE_FOLDER)
+    if os.path.isdir(extra):
+        names += [f"{_TEMPLATE_FOLDER}/{n}" for n in os.listdir(extra) if os.path.isfile(os.path.join(extra, n))]
+    return sorted(names)
 
 
 def header(tokenizer: dict[str, Any], settings: Settings, inputs: list[dict[str, Any]]) -> dict[str, Any]:

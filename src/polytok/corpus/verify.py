@@ -8,7 +8,8 @@ shards' counts add up to the manifest's totals and the errors to its bad
 records; that ``settings.truncation`` (whether the tokenizer's truncation and
 padding were applied) is one of the values `polytok.corpus` writes, or absent (a
 manifest written before it was recorded); and that no file in the folder is a
-shard the manifest does not list (or a leftover temporary file).
+shard the manifest does not list (or a leftover temporary file). Then, unless
+``shards_only``, that the tokenizer and the inputs are unchanged (`verify_sources`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ from ..errors import FormatError
 from .manifest import MANIFEST, read_manifest
 from .readers import pyarrow_parquet
 from .shards import TEMP_SUFFIX, TRUNCATION_CHOICES, sha256_file
+from .verify_sources import check_sources
 
 __all__ = ["verify"]
 
 
-def verify(out_dir: str) -> dict[str, Any]:
+def verify(out_dir: str, *, shards_only: bool = False) -> dict[str, Any]:
     """Check the corpus in `out_dir` (see the module notes).
 
     Args:
         out_dir: a folder written by `polytok.corpus.tokenize`.
+        shards_only: check the shards and manifest alone; by default the tokenizer
+            and the inputs must also be the ones the manifest records (`verify_sources`).
 
     Returns:
         The manifest, when every check passes.
@@ -64,6 +68,8 @@ def verify(out_dir: str) -> dict[str, Any]:
     for name in sorted(os.listdir(out_dir)):
         if name.endswith(TEMP_SUFFIX) or (name.startswith("shard-") and name not in listed):
             raise FormatError("a file the manifest does not list", file=os.path.join(out_dir, name))
+    if not shards_only:
+        check_sources(manifest, path)
     return manifest
 
 
