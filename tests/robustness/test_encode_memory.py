@@ -7,8 +7,8 @@ growth of its peak RSS against `BYTES_PER_BYTE` times the text's UTF-8 size (a
 memory measurement, not a timing: a byte-level model has a symbol per byte, and the
 merge loops had taken ~200 bytes per symbol), and its ids against the reference
 engine run live on the same text: HF tokenizers 0.23.3 on the built-in GPT-2
-tokenizer.json, sentencepiece 0.2.3 on the .model files (fetched from its PyPI
-sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
+tokenizer.json and on BERT's (whose normalizer spaces each CJK ideograph),
+sentencepiece 0.2.3 on the .model files (fetched from its PyPI sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
 """
 
 from __future__ import annotations
@@ -32,6 +32,12 @@ def _hf_gpt2_ids(text: str) -> list[int]:
     return list(tokenizers.Tokenizer.from_str(raw.decode("utf-8")).encode(text).ids)
 
 
+def _hf_fixture_ids(spec: str, text: str) -> list[int]:
+    tokenizers = pytest.importorskip("tokenizers")
+    path = next(get for family, name, get in tokenizer_files() if f"{family}/{name}" == spec)()
+    return list(tokenizers.Tokenizer.from_file(str(path)).encode(text).ids)
+
+
 def _sentencepiece_ids(name: str, text: str) -> list[int]:
     sentencepiece = pytest.importorskip("sentencepiece")
     processor = sentencepiece.SentencePieceProcessor(model_file=str(fixture_path(name, "spm.model")))
@@ -42,6 +48,9 @@ CASES = [
     ("gpt2", "one-char", 600_000, lambda text: _hf_gpt2_ids(text)),
     ("gpt2", "cjk", 300_000, lambda text: _hf_gpt2_ids(text)),
     ("gpt2", "letters-no-spaces", 300_000, lambda text: _hf_gpt2_ids(text)),
+    ("hf_json/bert-base-uncased", "cjk", 300_000, lambda text: _hf_fixture_ids("hf_json/bert-base-uncased", text)),
+    ("hf_json/bert-base-uncased", "mixed-no-spaces", 300_000,
+     lambda text: _hf_fixture_ids("hf_json/bert-base-uncased", text)),
     ("sentencepiece/spm-botchan-unigram-1000", "one-char", 600_000,
      lambda text: _sentencepiece_ids("spm-botchan-unigram-1000", text)),
     ("sentencepiece/spm-kyoto-ja-unigram-8000", "cjk", 600_000,
@@ -53,7 +62,7 @@ CASES = [
 
 @pytest.mark.parametrize("spec,kind,size,reference", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_a_long_word_takes_memory_in_proportion_to_the_text(spec, kind, size, reference):
-    if "/" in spec:
+    if spec.startswith("sentencepiece/"):
         fixture_path(spec.split("/")[1], "spm.model")  # fetched here, not in the child
     found = encode_memory.run(spec, kind, size, TIMEOUT)
     assert "peak_mb" in found, found

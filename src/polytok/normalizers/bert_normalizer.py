@@ -38,6 +38,17 @@ _CHINESE_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A
 _CHINESE = compile_class(sorted(_CHINESE_RANGES))
 _CHINESE_SPLIT = re.compile(f"({_CHINESE.pattern})")  # split() is 8x faster than sub() with a template
 _NONSPACING = compile_class(unicode_tables.BERT_NONSPACING)
+# characters: split() makes two strings per ideograph (~190 bytes a character); a long text is
+# spaced in pieces of this size, so those strings never take more than ~12 MB at once
+_CHUNK = 1 << 16
+
+
+def _space_chinese(text: str) -> str:
+    parts = _CHINESE_SPLIT.split(text)
+    if len(parts) == 1:
+        return text
+    parts[1::2] = [f" {c} " for c in parts[1::2]]  # ideographs sit at the odd indices
+    return "".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +77,10 @@ class BertNormalizer:
             if not text.isascii() or not text.isprintable():
                 text = _SPACE.sub(" ", _CONTROL.sub("", text))
         if self.handle_chinese_chars and not text.isascii():
-            parts = _CHINESE_SPLIT.split(text)
-            if len(parts) > 1:  # ideographs sit at the odd indices
-                parts[1::2] = [f" {c} " for c in parts[1::2]]
-                text = "".join(parts)
+            if len(text) <= _CHUNK:
+                text = _space_chinese(text)
+            else:  # an ideograph is one character, so any cut between characters gives the same text
+                text = "".join([_space_chinese(text[at:at + _CHUNK]) for at in range(0, len(text), _CHUNK)])
         if self._strips_accents and not text.isascii():
             text = _NONSPACING.sub("", unicode_norm.normalize("NFD", text))
         if self.lowercase:
