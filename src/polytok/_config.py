@@ -7,11 +7,17 @@ error names where it is.
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 from .errors import FormatError
 
 T = TypeVar("T")
+
+# serde_json's recursion limit, with which HF tokenizers parses tokenizer.json: no JSON
+# polytok reads may nest deeper (Python's json would raise RecursionError near 1000, and the
+# component builders recurse once per nested Sequence)
+MAX_JSON_DEPTH = 128
 
 _MISSING: Any = object()
 
@@ -27,8 +33,15 @@ def _check(value: Any, types: tuple[type, ...], path: str) -> Any:
     # subtle: bool is an int in Python; a JSON true is never an integer here.
     if isinstance(value, bool) and bool not in types:
         raise FormatError(f"expected {_describe(types)}, found {value!r}", key=path)
-    if float in types and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+    if float in types and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            # HF's serde_json refuses NaN / Infinity and numbers beyond an f64 ("number out of range")
+            raise FormatError(f"expected a finite number, found {value!r:.60}", key=path)
+        return number
     if not isinstance(value, types):
         raise FormatError(f"expected {_describe(types)}, found {type(value).__name__} {value!r:.60}", key=path)
     return value
@@ -67,3 +80,19 @@ def single_char(d: dict[str, Any], key: str, path: str) -> str:
     if len(value) != 1:
         raise FormatError(f"expected a single character, found {value!r}", key=join(path, key))
     return value
+
+
+def check_depth(value: Any, path: str, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse a JSON tree nested more than `limit` containers deep (`value` itself is one),
+    naming the key path of the first container too deep; it is walked without recursion."""
+    stack: list[tuple[Any, str, int]] = [(value, path, 1)]
+    while stack:
+        node, where, depth = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if depth > limit:
+            raise FormatError(f"nested more than {limit} deep (HF tokenizers' serde_json refuses it too: "
+                              "recursion limit exceeded)", key=where)
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        stack.extend((child, join(where, key), depth + 1) for key, child in items
+                     if isinstance(child, (dict, list)))

@@ -9,6 +9,12 @@ HF tokenizers 0.23.3: ``tokenizers/src/utils/truncation.rs``
 `whole_documents` gives a tokenizer without either, for counting and corpus
 tokenization: a file's ``max_length`` is about model inputs, not about how long a
 document is (``polytok count`` of a long file would print ``max_length``).
+
+Padding lengths are capped at `MAX_PADDING` (2**24 tokens), a deliberate departure:
+HF takes any ``usize`` and then allocates it, so a file's ``Fixed: 1000000000``
+costs gigabytes on the first ``encode``; polytok refuses it when the file is read
+(`FormatError` naming the key) or when a `Padding` is made (`EncodeError`). No model
+has a context near 16.7M tokens.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ Direction = Literal["left", "right"]
 
 _STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
 _DIRECTIONS = {"Left": "left", "Right": "right"}
+MAX_PADDING = 1 << 24  # tokens; see the module notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,12 @@ class Padding:
     pad_type_id: int = 0
     pad_token: str = "[PAD]"
 
+    def __post_init__(self) -> None:
+        for name in ("length", "pad_to_multiple_of"):
+            problem = _padding_problem(getattr(self, name))
+            if problem:
+                raise EncodeError(f"Padding {name} {problem}")
+
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str = "padding") -> "Padding":
         strategy = required(d, "strategy", (str, dict), path)
@@ -110,8 +123,13 @@ class Padding:
         direction = required(d, "direction", str, path)
         if direction not in _DIRECTIONS:
             raise FormatError(f"unknown padding direction {direction!r}", key=f"{path}.direction")
+        multiple = optional(d, "pad_to_multiple_of", int, path)
+        for value, key in ((length, f"{path}.strategy.Fixed"), (multiple, f"{path}.pad_to_multiple_of")):
+            problem = _padding_problem(value)
+            if problem:
+                raise FormatError(problem, key=key)
         return cls(length, _DIRECTIONS[direction],  # type: ignore[arg-type]
-                   optional(d, "pad_to_multiple_of", int, path), required(d, "pad_id", int, path),
+                   multiple, required(d, "pad_id", int, path),
                    required(d, "pad_type_id", int, path), required(d, "pad_token", str, path))
 
     def target(self, lengths: list[int]) -> int:
@@ -121,6 +139,15 @@ class Padding:
         if m and n % m:
             n += m - n % m
         return n
+
+
+def _padding_problem(value: int | None) -> str | None:
+    if value is None or 0 <= value <= MAX_PADDING:
+        return None
+    if value < 0:
+        return f"{value} is negative (HF reads an unsigned integer)"
+    size = str(value) if value.bit_length() < 64 else f"2**{value.bit_length() - 1} or more"
+    return f"{size} tokens is more than polytok pads to ({MAX_PADDING}, 2**24; HF would allocate it)"
 
 
 def left_out(tok: "Tokenizer") -> str | None:

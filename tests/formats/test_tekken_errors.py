@@ -89,5 +89,5 @@ def test_no_options_and_bad_json(tmp_path):
         polytok.load(_file(tmp_path), pattern="x")
     bad = tmp_path / "tekken.json"
     bad.write_text("{not json")
-    with pytest.raises(polytok.FormatError, match="not valid JSON"):
+    with pytest.raises(polytok.FormatError, match="invalid JSON"):
         polytok.load(bad)

@@ -10,6 +10,12 @@ and vocabulary readers), the chat templates and the classic-vocabulary settings
 all look a file up here, so one folder reads the same way on every path.
 Decompression is `polytok.formats.compressed` (by the gzip magic, not the name).
 
+`parse_json_bytes` is the one JSON parse of every reader (tokenizer.json, the
+config files, tekken.json, vocab.json): a document nested more than 128 deep
+(serde_json's limit, which HF tokenizers hits first), an integer longer than
+Python reads (``int_max_str_digits``) and, where asked, a NaN / Infinity literal
+(serde_json has none) are each a `FormatError` with the byte offset of the first.
+
 transformers reads only the plain names (``PreTrainedTokenizerBase.from_pretrained``,
 ``vocab_files_names``): `polytok.parity.engines` hands it a decompressed copy of a
 folder that holds ``.gz`` files.
@@ -18,13 +24,16 @@ folder that holds ``.gz`` files.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from .._config import MAX_JSON_DEPTH
 from ..errors import FormatError
 from .compressed import read_bytes
 
-__all__ = ["find", "where", "compressed_files", "parse_json", "read_json", "read_object", "read_text",
+__all__ = ["find", "where", "compressed_files", "parse_json", "parse_json_bytes", "read_json", "read_object", "read_text",
            "read_file_bytes", "additional_templates"]
 
 GZ = ".gz"
@@ -48,16 +57,61 @@ def compressed_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*" + GZ) if p.is_file() and not (folder / p.name[:-len(GZ)]).is_file())
 
 
-def parse_json(path: Path) -> Any:
+def parse_json(path: Path, *, finite: bool = False) -> Any:
     """One JSON file (gzip-compressed or not); errors name the file and the line."""
-    raw = read_bytes(path)
+    return parse_json_bytes(read_bytes(path), str(path), finite=finite)
+
+
+class _Constant(Exception):
+    pass
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise _Constant(name)
+
+
+# the tokens of a JSON text that matter to the refusals below; strings are skipped whole
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]|-?[0-9]++|NaN|-?Infinity')
+
+
+def parse_json_bytes(raw: bytes, file: str, *, finite: bool = False) -> Any:
+    """Parse JSON text; errors name `file` and the line or byte offset. `finite`: refuse
+    NaN / Infinity literals (HF's serde_json does; Python's json reads them)."""
     try:
-        return json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
+        raise FormatError("not UTF-8 text", file=file, offset=exc.start) from None
+    try:
+        return json.loads(text, parse_constant=_refuse_constant if finite else None)
     except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path),
+        raise FormatError(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file,
                           line=exc.lineno, offset=exc.pos) from None
+    except RecursionError:
+        at = _first(raw, lambda m, depth: depth > MAX_JSON_DEPTH)
+        raise FormatError(f"JSON nested more than {MAX_JSON_DEPTH} deep (HF tokenizers' serde_json refuses it "
+                          "too: recursion limit exceeded)", file=file, offset=at) from None
+    except _Constant as exc:
+        at = _first(raw, lambda m, depth: m.group() in (b"NaN", b"Infinity", b"-Infinity"))
+        raise FormatError(f"{exc.args[0]} is not a JSON number (HF tokenizers refuses it)", file=file,
+                          offset=at) from None
+    except ValueError:  # an integer longer than int() reads
+        digits = sys.get_int_max_str_digits()
+        at = _first(raw, lambda m, depth: len(m.group().lstrip(b"-")) > digits and m.group()[-1:].isdigit())
+        raise FormatError(f"an integer of more than {digits} digits", file=file, offset=at) from None
+
+
+def _first(raw: bytes, hit: Any) -> int | None:
+    """The byte offset of the first token of `raw` (outside strings) for which `hit(match, depth)`."""
+    depth = 0
+    for m in _TOKENS.finditer(raw):
+        token = m.group()
+        if token in (b"[", b"{"):
+            depth += 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+        if hit(m, depth):
+            return m.start()
+    return None
 
 
 def read_json(folder: Path, name: str) -> Any | None:

@@ -41,7 +41,6 @@ the merge lines). HF raises on both too.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +65,7 @@ _U32 = 1 << 32
 
 
 def _read_vocab(path: Path) -> dict[str, int]:
-    raw = read_bytes(path)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise FormatError("not UTF-8 text", file=str(path), offset=exc.start) from None
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno, offset=exc.pos) from None
+    data = folder_files.parse_json_bytes(read_bytes(path), str(path))
     if not isinstance(data, dict):
         raise FormatError("expected a JSON object of token: id", file=str(path), line=1)
     vocab: dict[str, int] = {}

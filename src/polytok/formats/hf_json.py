@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from .. import decoders, models, normalizers, post_processors, pre_tokenizers
-from .._config import as_object, join, optional, required
+from .._config import MAX_JSON_DEPTH, as_object, check_depth, join, optional, required
 from ..errors import FormatError
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
@@ -43,8 +43,9 @@ _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
 
 
 def read_json(path: Path) -> Any:
-    """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line."""
-    return folder_files.parse_json(path)
+    """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line.
+    NaN and Infinity are refused, as HF's serde_json refuses them."""
+    return folder_files.parse_json(path, finite=True)
 
 
 def _added_token(d: Any, path: str) -> AddedToken:
@@ -57,7 +58,10 @@ def _added_token(d: Any, path: str) -> AddedToken:
 
 def _component(builder: Any, d: dict[str, Any], key: str) -> Any:
     value = d.get(key)
-    return None if value is None else builder(value, key)
+    if value is None:
+        return None
+    check_depth(value, key, MAX_JSON_DEPTH - 1)  # the builders recurse once per nested Sequence
+    return builder(value, key)
 
 
 def parse_tokenizer_json(data: Any, *, metadata: dict[str, Any] | None = None) -> Tokenizer:

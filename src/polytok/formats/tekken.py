@@ -42,7 +42,7 @@ Load time: see the table in `formats.tiktoken` (about 0.35-0.5 s, of which
 from __future__ import annotations
 
 import gc
-import json
+import re
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NoReturn, TypedDict
@@ -53,6 +53,7 @@ from ..errors import FormatError
 from ..post_processors.template import TemplateProcessing
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
+from .folder import parse_json_bytes
 from .tiktoken import _strict_b64, build_tiktoken
 
 __all__ = ["read_tekken", "DEPRECATED_SPECIAL_TOKENS"]
@@ -80,6 +81,7 @@ _FILLER = "<SPECIAL_{id}>"  # Tekkenizer.SPECIAL_TOKEN_TEMPLATE
 _NAMED = {"bos": "<s>", "eos": "</s>", "pad": "<pad>", "unk": "<unk>"}
 # fillers are made one by one: a header claiming more (real files have 1000) is refused before that loop
 _MAX_SPECIAL = 1 << 20
+_VERSION = re.compile("v[0-9]{1,9}")
 _rank, _token_bytes = itemgetter("rank"), itemgetter("token_bytes")
 
 
@@ -134,12 +136,7 @@ def read_tekken(path: Path, **options: Any) -> Tokenizer:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    raw = read_bytes(path)
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise FormatError(f"not valid JSON: {exc}", file=str(path)) from None
-    return _object(data, "", path)
+    return _object(parse_json_bytes(read_bytes(path), str(path)), "", path)
 
 
 def _object(value: Any, key: str, path: Path) -> dict[str, Any]:
@@ -158,8 +155,8 @@ def _typed(d: dict[str, Any], name: str, kind: type, path: Path, where: str = "c
 
 def _version(config: dict[str, Any], path: Path) -> int:
     text = config.get("version")
-    if not isinstance(text, str) or not text[1:].isdigit() or text[:1] != "v":
-        raise FormatError(f"expected a version such as 'v7', found {text!r}", file=str(path),
+    if not isinstance(text, str) or _VERSION.fullmatch(text) is None:  # ASCII digits, at most 9 of them
+        raise FormatError(f"expected a version such as 'v7', found {text!r:.40}", file=str(path),
                           key="config.version")
     return int(text[1:])
 

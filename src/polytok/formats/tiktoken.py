@@ -23,7 +23,9 @@ the empty text between special tokens included, and polytok's `Split` keeps thos
 (``empty_matches="keep"``); without such a token tiktoken panics there, and polytok
 raises `EncodeError` naming the place (``"refuse"``; tests/formats/
 test_tiktoken_empty_token.py). polytok also refuses ids far sparser than the number
-of tokens (``_SPARSE``), which tiktoken takes.
+of tokens (``_SPARSE``), which tiktoken takes, and ranks without a token for each of
+the 256 single bytes: tiktoken's ``Encoding`` takes them, then ``byte_pair_encode``
+panics (``ranks[piece]``: no entry found for key) on a piece that needs the byte.
 
 The file holds neither the split pattern nor the special tokens: a well-known file is
 recognised by its sha256 (`tiktoken_known`), any other needs ``pattern=`` (and
@@ -172,7 +174,10 @@ def parse_ranks(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]
             token_bytes = list(map(a2b_base64, fields[0::2]))
         except BinasciiError:
             return _parse_lines(data, file)
-        ranks = list(map(int, fields[1::2]))
+        try:
+            ranks = list(map(int, fields[1::2]))
+        except ValueError:  # a rank longer than int() reads: the line is named below
+            return _parse_lines(data, file)
         # distinct ranks: a token given twice only loses its earlier rank (`build_tiktoken` keeps the last)
         if ranks == list(range(len(ranks))) and ranks:
             return token_bytes, range(len(ranks))
@@ -225,6 +230,11 @@ def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: 
     ends = list(accumulate(map(len, token_bytes)))
     pieces = [blob[a:b] for a, b in zip([0, *ends[:-1]], ends)]
     vocab = dict(zip(pieces, ids))
+    missing = [b for b in range(256) if _ALPHABET[b] not in vocab]
+    if missing:
+        raise FormatError(f"no token for the single byte {bytes(missing[:1])!r} ({len(missing)} of the 256 bytes "
+                          "missing): tiktoken loads such ranks and panics on any text that needs the byte; "
+                          "polytok refuses them at load", file=source, key="ranks")
     model = BPE(vocab, [], ignore_merges=True, merge_priority="token_id")
     split = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern",
                   empty_matches="keep" if "" in vocab else "refuse")
