@@ -182,3 +182,54 @@ def main() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --- GGUF: every GGUF value type in place of every key polytok reads ----------------------------
+
+def gguf_samples() -> dict[str, list[tuple[Any, Any]]]:
+    """(GGUF type, value) candidates per value type: bounds, negatives, NaN/Inf, empty and odd arrays."""
+    from formats.gguf_pack import (ARRAY, BOOL, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, STRING, UINT8,
+                                   UINT16, UINT32, UINT64)
+
+    nan, inf = float("nan"), float("inf")
+    return {
+        "scalar": [(UINT8, 255), (INT8, -1), (UINT16, 65535), (INT16, -32768), (UINT32, 2**32 - 1), (UINT32, 3),
+                   (INT32, -(2**31)), (INT32, 1), (FLOAT32, nan), (FLOAT32, -inf), (BOOL, True), (STRING, ""),
+                   (STRING, "gpt2"), (UINT64, 2**64 - 1), (INT64, -1), (FLOAT64, inf)],
+        "array": [((ARRAY, t), [v] * 4) for t, v in [(UINT8, 200), (INT8, -3), (UINT16, 7), (INT16, -7),
+                                                      (UINT32, 2**32 - 1), (INT32, -1), (INT32, 6), (INT32, 99),
+                                                      (FLOAT32, nan), (FLOAT32, inf), (BOOL, True),
+                                                      (UINT64, 2**64 - 1), (INT64, -(2**63)), (FLOAT64, -inf)]]
+        + [((ARRAY, STRING), ["<0x0A>", "", "a b", "\u2581"]), ((ARRAY, STRING), []), ((ARRAY, INT32), []),
+           ((ARRAY, ARRAY, INT32), [[1], []])],
+    }
+
+
+def gguf_value_mutants(base: list[tuple[Any, Any, Any]], keys: list[str]) -> Iterator[tuple[str, bytes]]:
+    """Packed files: each key given each sample type, each key deleted, and each array's count made huge."""
+    import struct
+
+    from formats.gguf_pack import pack_gguf
+
+    samples = gguf_samples()
+    for key in keys:
+        rest = [kv for kv in base if kv[0] != key]
+        yield f"del {key}", pack_gguf(rest)
+        for vtype, value in samples["scalar"] + samples["array"]:
+            yield f"{key} = {vtype} {value!r}", pack_gguf(rest + [(key, vtype, value)])
+    for index, (key, vtype, value) in enumerate(base):
+        if not isinstance(vtype, tuple):
+            continue
+        data = pack_gguf(base)
+        at = data.index(key.encode()) + len(key) + 8  # after the key, its type and element type
+        for count in (2**62, 2**64 - 1, len(value) + 1, 2**31):
+            yield f"{key} count = {count}", data[:at] + struct.pack("<Q", count) + data[at + 8:]
+
+
+def fuzz_gguf_values(base: list[tuple[Any, Any, Any]], keys: list[str], timeout: float, escapes: list[str],
+                     counts: collections.Counter[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "m.gguf"
+        for what, data in gguf_value_mutants(base, keys):
+            target.write_bytes(data)
+            counts[attempt(lambda: polytok.load(target), f"gguf: {what}", timeout, escapes)] += 1
