@@ -13,6 +13,7 @@ tools/make_hostile_corpus.py writes the corpus to a folder to look at or feed el
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 from dataclasses import dataclass, field
@@ -232,7 +233,7 @@ def _ranks(lines: list[bytes]) -> dict[str, bytes]:
     return {TK: b"\n".join(lines) + b"\n"}
 
 
-case("tiktoken-not-base64", _ranks(RANK_LINES[:2] + [b"@@@ 2"] + RANK_LINES[3:]), TK, options=TK_OPTIONS, line=3)
+case("tiktoken-not-base64", _ranks(RANK_LINES[:2] + [b"Y@@ 2"] + RANK_LINES[3:]), TK, options=TK_OPTIONS, line=3)
 case("tiktoken-rank-not-int", _ranks(RANK_LINES[:3] + [b"YWI= three"]), TK, options=TK_OPTIONS, line=4)
 case("tiktoken-no-space", _ranks([b"YQ==0"] + RANK_LINES[1:]), TK, options=TK_OPTIONS, line=1)
 case("tiktoken-bad-padding", _ranks(RANK_LINES[:1] + [b"Yg= 1"] + RANK_LINES[2:]), TK, options=TK_OPTIONS, line=2)
@@ -258,7 +259,7 @@ def tekken(edit: Callable[[dict[str, Any]], Any] = lambda d: None) -> dict[str, 
     return {TE: json.dumps(data).encode()}
 
 
-case("tekken-invalid-json", {TE: b'{"config": '}, TE, key=None)
+case("tekken-invalid-json", {TE: b'{"config": '}, TE, line=1, offset=11)
 case("tekken-config-missing", tekken(_delete("config")), TE, key="config")
 case("tekken-pattern-type", tekken(_set(["config", "pattern"], 3)), TE, key="config.pattern")
 case("tekken-version", tekken(_set(["config", "version"], "seven")), TE, key="config.version")
@@ -289,3 +290,14 @@ case("rwkv-bad-literal", {RW: b"\n".join(RWKV_GOOD + [b"4 'ab 2"]) + b"\n"}, RW,
 case("rwkv-length-mismatch", {RW: b"\n".join(RWKV_GOOD + [b"4 'ab' 3"]) + b"\n"}, RW, line=4)
 case("rwkv-id-not-number", {RW: b"\n".join(RWKV_GOOD[:1] + [b"x 'a' 1"]) + b"\n"}, RW, line=2)
 case("rwkv-not-utf8", {RW: b"\n".join(RWKV_GOOD + [b"4 '\xff' 1"]) + b"\n"}, RW, line=4, offset=34)
+
+
+# --- limits: nesting, numbers, padding, missing bytes (tests/robustness/test_hostile_limits.py) -----
+
+_DEEP = b'{"x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+case("json-nested-too-deep", {TJ: _DEEP}, TJ, offset=6 + 127)
+case("tekken-nested-too-deep", {TE: _DEEP}, TE, offset=6 + 127)
+case("json-integer-too-long", {TJ: b'{"version": "1.0", "model": ' + b"9" * 5000 + b"}"}, TJ, offset=28)
+case("json-nan", {TJ: b'{"version": "1.0", "model": NaN}'}, TJ, offset=28)
+case("tiktoken-missing-byte", _ranks([b"%s %d" % (base64.b64encode(bytes([b])), b)
+                                      for b in range(255)]), TK, options=TK_OPTIONS, key="ranks")
