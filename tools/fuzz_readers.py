@@ -1,8 +1,9 @@
 """Mutation fuzzing of every polytok reader: what escapes as a non-polytok error, or hangs.
 
 Takes real fixture files (from the test fixture cache / ../shared/fixtures), mutates them
-(truncation, byte flips, length fields, and for JSON a wrong-typed value or a deleted key
-at every key path of the tree) and loads each mutant. A `polytok.PolytokError` is the
+(truncation, byte flips, length fields; for JSON a wrong-typed value -- huge, negative, NaN/Inf,
+list/dict/str/bool/null -- or a deleted key at every key path of the tree; for rank files a
+rank or token replaced on one line) and loads each mutant. A `polytok.PolytokError` is the
 expected outcome for a bad file; a load that succeeds must then encode and decode a few
 texts. Any other exception, or a load slower than --timeout seconds, is an escape and is
 printed with the mutation that caused it.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import random
 import shutil
@@ -28,7 +30,10 @@ from typing import Any, Iterator
 import polytok
 from polytok.errors import PolytokError
 
-WRONG = [None, True, -1, 2**70, 1.5, "x", "", [], [1, "a"], {}, {"type": "Nope"}]
+WRONG = [None, True, -1, 2**70, 1.5, "x", "", [], [1, "a"], {}, {"type": "Nope"},
+         10**400, -(10**400), float("nan"), float("inf"), float("-inf"), 10**9, -(2**63)]
+# rank-file lines: a rank replaced by each of these (huge, negative, not a number, past int()'s digits)
+RANKS = [b"-1", b"4294967296", b"1" + b"0" * 400, b"9" * 5000, b"nan", b"1.5", b"0x10", b"", b"1 2"]
 TEXTS = ["Hello world", "  spaces\n\ttabs", "日本語 é \u0301", "<s></s><|endoftext|>[CLS]", "1234567 ok"]
 
 
@@ -90,6 +95,19 @@ def byte_mutants(raw: bytes, rng: random.Random, rounds: int) -> Iterator[tuple[
             yield f"insert {junk!r} at {at}", raw[:at] + junk + raw[at:]
 
 
+def rank_mutants(raw: bytes, rng: random.Random, rounds: int) -> Iterator[tuple[str, bytes]]:
+    """A rank file with one line's rank replaced by a value of `RANKS`, or its token by a wrong one."""
+    lines = raw.split(b"\n")
+    for _ in range(rounds):
+        at = rng.randrange(len(lines))
+        token, _, rank = lines[at].partition(b" ")
+        if rng.randrange(2):
+            mutant = lines[:at] + [token + b" " + rng.choice(RANKS)] + lines[at + 1:]
+        else:
+            mutant = lines[:at] + [rng.choice([b"", b"=", b"@@", b"YQ==YQ=="]) + b" " + rank] + lines[at + 1:]
+        yield f"line {at + 1}: {mutant[at][:40]!r}", b"\n".join(mutant)
+
+
 def exercise(tok: polytok.Tokenizer) -> None:
     """A loaded tokenizer must encode and decode without a non-polytok error."""
     for text in TEXTS:
@@ -148,7 +166,10 @@ def fuzz_bytes(name: str, path: Path, options: dict[str, Any], rounds: int, rng:
         target = Path(tmp) / path.name
         for sibling in siblings:
             shutil.copy(sibling, Path(tmp) / sibling.name)
-        for what, mutant in byte_mutants(raw, rng, rounds):
+        mutants = byte_mutants(raw, rng, rounds)
+        if path.suffix == ".tiktoken":
+            mutants = itertools.chain(mutants, rank_mutants(raw, rng, rounds))
+        for what, mutant in mutants:
             target.write_bytes(mutant)
             counts[attempt(lambda: polytok.load(target, **options), f"{name}/{path.name}: {what}", timeout, escapes)] += 1
 

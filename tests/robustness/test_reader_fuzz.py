@@ -1,8 +1,9 @@
 """Mutation fuzzing of every reader (tools/fuzz_readers.py) as a test: only polytok errors, no hang.
 
 Mutants of small copies of real fixtures (robustness/corpus_sources.py): for JSON a
-wrong-typed value or a deleted key at every key path, for every file truncations, bit flips,
-0xff length bursts and insertions. A mutant may load (then it must encode and decode) or be
+wrong-typed value (huge or negative integers, NaN/Inf, list, object, string, bool, null) or a
+deleted key at every key path, for rank files a bad rank or token on one line, for every file
+truncations, bit flips, 0xff length bursts and insertions. A mutant may load (then it must encode and decode) or be
 refused with a `PolytokError`; anything else is an escape. The default run fuzzes a few
 targets; ``-m slow`` all 27 with 150 byte mutants each.
 """
