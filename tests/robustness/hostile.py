@@ -227,6 +227,9 @@ case("spm-no-pieces", {SP: pb_model([], TRAINER)}, SP, key="pieces")
 TK = "ranks.tiktoken"
 TK_OPTIONS = {"pattern": r"\w+|\s+|[^\w\s]+", "special_tokens": {"<|end|>": 1000}}
 RANK_LINES = [b"YQ== 0", b"Yg== 1", b"Yw== 2", b"YWI= 3"]
+# then every other single byte (polytok refuses a rank file without one, tiktoken-missing-byte)
+RANK_LINES += [b"%s %d" % (base64.b64encode(bytes([b])), rank)
+               for rank, b in enumerate((b for b in range(256) if b not in b"abc"), start=4)]
 
 
 def _ranks(lines: list[bytes]) -> dict[str, bytes]:
