@@ -8,7 +8,9 @@ memory measurement, not a timing: a byte-level model has a symbol per byte, and 
 merge loops had taken ~200 bytes per symbol), and its ids against the reference
 engine run live on the same text: HF tokenizers 0.23.3 on the built-in GPT-2
 tokenizer.json and on BERT's (whose normalizer spaces each CJK ideograph),
-sentencepiece 0.2.3 on the .model files (fetched from its PyPI sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
+llama.cpp (llama-cpp-python 0.3.36) on its DeepSeek-LLM vocabulary (five regexes
+split mixed scripts into many pieces), sentencepiece 0.2.3 on the .model files
+(fetched from its PyPI sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ def _hf_fixture_ids(spec: str, text: str) -> list[int]:
     return list(tokenizers.Tokenizer.from_file(str(path)).encode(text).ids)
 
 
+def _llama_cpp_ids(spec: str, text: str) -> list[int]:
+    pytest.importorskip("llama_cpp")
+    import polytok
+    from polytok.parity.engines import reference_side
+
+    path = str(next(get for family, name, get in tokenizer_files() if f"{family}/{name}" == spec)())
+    return reference_side("llama.cpp", path, "reference", polytok.load(path)).encode(text, True, None)
+
+
 def _sentencepiece_ids(name: str, text: str) -> list[int]:
     sentencepiece = pytest.importorskip("sentencepiece")
     processor = sentencepiece.SentencePieceProcessor(model_file=str(fixture_path(name, "spm.model")))
@@ -51,6 +62,7 @@ CASES = [
     ("hf_json/bert-base-uncased", "cjk", 300_000, lambda text: _hf_fixture_ids("hf_json/bert-base-uncased", text)),
     ("hf_json/bert-base-uncased", "mixed-no-spaces", 300_000,
      lambda text: _hf_fixture_ids("hf_json/bert-base-uncased", text)),
+    ("gguf/deepseek-llm", "mixed-no-spaces", 300_000, lambda text: _llama_cpp_ids("gguf/deepseek-llm", text)),
     ("sentencepiece/spm-botchan-unigram-1000", "one-char", 600_000,
      lambda text: _sentencepiece_ids("spm-botchan-unigram-1000", text)),
     ("sentencepiece/spm-kyoto-ja-unigram-8000", "cjk", 600_000,
