@@ -72,7 +72,8 @@ the walk rare.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from itertools import chain
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from ..errors import EncodeError
 
@@ -187,9 +188,13 @@ class LongestMatch:
 
     def fast_chunks(self, text: str) -> list[tuple[str, str]]:
         """`chunks`, with each run of characters that map to themselves as one identity chunk."""
-        out: list[tuple[str, str]] = []
+        return list(self.iter_fast_chunks(text))
+
+    def iter_fast_chunks(self, text: str) -> Iterator[tuple[str, str]]:
+        """`fast_chunks` one at a time (a long text holds one chunk per space)."""
         plain = self._plain
         at, size = 0, len(text)
+        slow: list[tuple[str, str]] = []
         while at < size:
             end = at
             while end < size:
@@ -203,14 +208,15 @@ class LongestMatch:
                 else:
                     end += 1
             if end > at:
-                out.append((text[at:end], text[at:end]))
+                yield text[at:end], text[at:end]
                 at = end
             elif text[at] == " " and self._space_plain():
-                out.append((" ", " "))
+                yield " ", " "
                 at += 1
             else:
-                at = self._slow_chunk(text, at, out)
-        return out
+                at = self._slow_chunk(text, at, slow)
+                yield from slow
+                slow.clear()
 
     def _space_plain(self) -> bool:
         """Whether no key or symbol starts with a space (cached under ``""``)."""
@@ -295,6 +301,34 @@ def _spaces(chunks: list[tuple[str, str]], space: str, prefix: bool, suffix: boo
     if suffix:
         out.append(("", space))
     return out, cut
+
+
+def sentencepiece_text(chunks: Iterable[tuple[str, str]], space: str, prefix: bool, suffix: bool,
+                       remove_extra: bool) -> str:
+    """The text of `sentencepiece_spaces`, read chunk by chunk: no list of chunks is kept (a long
+    text holds one per space), and a space is one shared string. Stripping the trailing `space`
+    characters of the whole text is `_strip_trailing`'s strip, chunk by chunk from the end."""
+    chunks = iter(chunks)
+    first = None
+    for first in chunks:
+        if not (remove_extra and first[1] == " "):
+            break
+    else:
+        first = None
+        if remove_extra:
+            return ""
+    parts = [space] if prefix else []
+    after_space = remove_extra
+    for _, new in chain([first] if first is not None else [], chunks):
+        if after_space:
+            new = new.lstrip(" ")
+        if new:
+            after_space = remove_extra and new.endswith(" ")
+            parts.append(space if new == " " else new.replace(" ", space) if " " in new else new)
+    text = "".join(parts)
+    if remove_extra:
+        text = text.rstrip(space)
+    return text + space if suffix else text
 
 
 def _strip_trailing(out: list[tuple[str, str]], space: str) -> tuple[int, int] | None:

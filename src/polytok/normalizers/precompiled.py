@@ -43,14 +43,14 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Iterator, Literal
 
 import regex
 
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError, not_utf8
 from ..normalized import NormalizedString
-from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_aligned, sentencepiece_spaces,
+from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_aligned, sentencepiece_text,
                                        space_changes, whole_characters)
 
 _GRAPHEME = regex.compile(r"\X")
@@ -280,7 +280,7 @@ class Precompiled:
     def normalize(self, text: str) -> str:
         if self._longest is not None:
             if self._sentencepiece:
-                return "".join(new for _, new in sentencepiece_spaces(self._sentencepiece_chunks(text), *self._spaces))
+                return sentencepiece_text(self._sentencepiece_iter(text), *self._spaces)
             mapped = "".join(new for _, new in self._longest.chunks(text))
             return rewrite_spaces(mapped, *self._spaces)
         table, cluster_text, clusters = self._chars, self._texts.__getitem__, _GRAPHEME.findall
@@ -295,12 +295,16 @@ class Precompiled:
 
     def _sentencepiece_chunks(self, text: str) -> list[tuple[str, str]]:
         """sentencepiece's ``Normalizer::Normalize`` as ``(old, new)`` chunks, before the space rules."""
+        return list(self._sentencepiece_iter(text))
+
+    def _sentencepiece_iter(self, text: str) -> Iterator[tuple[str, str]]:
+        """`_sentencepiece_chunks` one at a time."""
         assert self._longest is not None
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:  # sentencepiece takes UTF-8 text
             raise not_utf8(exc) from None
-        return self._longest.fast_chunks(text)
+        return self._longest.iter_fast_chunks(text)
 
     def normalize_aligned(self, ns: NormalizedString) -> None:
         changes: list[tuple[str, int]] = []
