@@ -9,7 +9,8 @@ merge loops had taken ~200 bytes per symbol), and its ids against the reference
 engine run live on the same text: HF tokenizers 0.23.3 on the built-in GPT-2
 tokenizer.json and on BERT's (whose normalizer spaces each CJK ideograph),
 llama.cpp (llama-cpp-python 0.3.36) on its DeepSeek-LLM vocabulary (five regexes
-split mixed scripts into many pieces), sentencepiece 0.2.3 on the .model files
+split mixed scripts into many pieces), its nomic-bert-moe (UGM: a charsmap
+normalizer, then Unigram over the whole text) and BGE (WPM: no word-length limit), sentencepiece 0.2.3 on the .model files
 (fetched from its PyPI sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
 """
 
@@ -63,13 +64,13 @@ CASES = [
     ("hf_json/bert-base-uncased", "mixed-no-spaces", 300_000,
      lambda text: _hf_fixture_ids("hf_json/bert-base-uncased", text)),
     ("gguf/deepseek-llm", "mixed-no-spaces", 300_000, lambda text: _llama_cpp_ids("gguf/deepseek-llm", text)),
+    ("gguf/nomic-bert-moe", "cjk", 300_000, lambda text: _llama_cpp_ids("gguf/nomic-bert-moe", text)),
+    ("gguf/bert-bge", "letters-no-spaces", 300_000, lambda text: _llama_cpp_ids("gguf/bert-bge", text)),
     ("sentencepiece/spm-botchan-unigram-1000", "one-char", 600_000,
      lambda text: _sentencepiece_ids("spm-botchan-unigram-1000", text)),
     ("sentencepiece/spm-kyoto-ja-unigram-8000", "cjk", 600_000,
      lambda text: _sentencepiece_ids("spm-kyoto-ja-unigram-8000", text)),
     ("sentencepiece/spm-mistral-v1", "spaces", 600_000,
-     lambda text: _sentencepiece_ids("spm-mistral-v1", text, "tokenizer.model")),
-    ("sentencepiece/spm-mistral-v1", "word-space", 600_000,
      lambda text: _sentencepiece_ids("spm-mistral-v1", text, "tokenizer.model")),
     ("sentencepiece/spm-botchan-bpe-1000", "one-char", 600_000,
      lambda text: _sentencepiece_ids("spm-botchan-bpe-1000", text)),

@@ -19,6 +19,7 @@ lookup (they cannot match), and words are cached.
 
 from __future__ import annotations
 
+from array import array
 from itertools import chain
 from typing import Any
 
@@ -59,7 +60,11 @@ class WordPiece(VocabLookup):
                    required(d, "continuing_subword_prefix", str, path), max_chars)
 
     def tokenize(self, piece: str) -> list[int]:
-        return self._cache.ids(piece, self.tokenize_spans)
+        ids = self._cache.get(piece)
+        if ids is None:
+            ids = self._greedy(piece)[0]
+            self._cache.remember(piece, ids)
+        return ids[:]
 
     def tokenize_each(self, pieces: list[str]) -> list[list[int]]:
         """`tokenize` of each piece, the cached ones looked up in bulk (lists not to be changed)."""
@@ -70,11 +75,18 @@ class WordPiece(VocabLookup):
         return list(chain.from_iterable(self._cache.each(pieces, self.tokenize)))
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
+        ids, ends = self._greedy(piece)
+        return list(zip(ids, chain((0,), ends), ends))
+
+    def _greedy(self, piece: str) -> tuple[list[int], array[int]]:
+        """The ids of the pieces and where each ends (the next starts there): columns, not a tuple
+        per token, for a long word with no length limit (llama.cpp's WPM has none)."""
         size = len(piece)
         if size > self._max_chars:
-            return [(self._unk_id(), 0, size)]
+            return [self._unk_id()], array("i", [size])
         get, prefix = self._vocab.get, self._prefix
-        tokens = []
+        ids: list[int] = []
+        ends = array("i")
         start = 0
         while start < size:
             room = self._longest - (len(prefix) if start else 0)
@@ -86,10 +98,11 @@ class WordPiece(VocabLookup):
                     break
                 end -= 1
             if found is None:
-                return [(self._unk_id(), 0, size)]
-            tokens.append((found, start, end))
+                return [self._unk_id()], array("i", [size])
+            ids.append(found)
+            ends.append(end)
             start = end
-        return tokens
+        return ids, ends
 
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         """HF's token string: the entry that matched (with its prefix), else the unk token."""

@@ -145,6 +145,23 @@ class LongestMatch:
             at += length
         return out
 
+    def mapped_text(self, text: str) -> str:
+        """The new texts of `chunks`, joined, without the list of chunks: each is decoded as there,
+        and joined into a block every 4096 (a long text's chunk strings took ~220 bytes a character)."""
+        data = text.encode("utf-8", "surrogateescape")
+        blocks: list[str] = []
+        parts: list[str] = []
+        at, size = 0, len(data)
+        while at < size:
+            length, new = self._step(data, at)
+            parts.append(new.decode("utf-8", "surrogateescape"))
+            at += length
+            if len(parts) >= 4096:
+                blocks.append("".join(parts))
+                parts.clear()
+        blocks.append("".join(parts))
+        return "".join(blocks)
+
     def _step(self, data: bytes, at: int) -> tuple[int, bytes]:
         walked = whole = 0
         prefixes, symbols = self._prefixes, self._symbols

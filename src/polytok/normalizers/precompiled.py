@@ -281,7 +281,7 @@ class Precompiled:
         if self._longest is not None:
             if self._sentencepiece:
                 return sentencepiece_text(self._sentencepiece_iter(text), *self._spaces)
-            mapped = "".join(new for _, new in self._longest.chunks(text))
+            mapped = self._longest.mapped_text(text)
             return rewrite_spaces(mapped, *self._spaces)
         table, cluster_text, clusters = self._chars, self._texts.__getitem__, _GRAPHEME.findall
         parts: list[str] = []
