@@ -72,6 +72,8 @@ CASES = [
      lambda text: _sentencepiece_ids("spm-kyoto-ja-unigram-8000", text)),
     ("sentencepiece/spm-mistral-v1", "spaces", 600_000,
      lambda text: _sentencepiece_ids("spm-mistral-v1", text, "tokenizer.model")),
+    ("sentencepiece/spm-mistral-v1", "word-space", 600_000,
+     lambda text: _sentencepiece_ids("spm-mistral-v1", text, "tokenizer.model")),
     ("sentencepiece/spm-botchan-bpe-1000", "one-char", 600_000,
      lambda text: _sentencepiece_ids("spm-botchan-bpe-1000", text)),
 ]
