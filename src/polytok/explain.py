@@ -145,7 +145,7 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
             sequence.append(seg.token_id)
         for pre in seg.pre_tokens:
             sequence.extend(pre.ids)
-    ids = tok._finish_ids(list(sequence), None, add_special)
+    ids = tok.finish_ids(list(sequence), add_special=add_special)
     before, after = _additions(sequence, ids)
     pieces = [_piece(tok, i) for i in ids]
     return Explanation(text, add_special, mode.value, str(tok.metadata.get("source", "?")), components(tok),

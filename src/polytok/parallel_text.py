@@ -65,7 +65,7 @@ CHUNKS = 16  # pieces of work in a zone
 
 class _Segment(NamedTuple):
     text: str  # what the scan reads (with ByteLevel's prefix space)
-    piece: str  # the piece as Tokenizer._model_ids takes it
+    piece: str  # the piece as Tokenizer.piece_ids takes it
     at_origin: bool
 
 
@@ -314,7 +314,7 @@ def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool, scanner: Scanner | N
         if region is not None:  # else through the pre-tokenizer, which handles gaps itself
             return region.total
     out: list[int] = []
-    tok._model_ids(seg.piece, seg.at_origin, out)
+    tok.piece_ids(seg.piece, seg.at_origin, out)
     return array("q", out) if want_ids else len(out)
 
 
@@ -492,7 +492,7 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
     found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
     if found is None:
         return None
-    return [tok._finish_ids(ids, None, add_special) for ids in found]
+    return [tok.finish_ids(ids, add_special=add_special) for ids in found]
 
 
 def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
@@ -503,6 +503,6 @@ def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special
     if found is None:
         return None
     if tok.truncation is None and tok.padding is None:  # the post-processor adds as many ids to any text
-        added = len(tok._finish_ids([0], None, add_special)) - 1
+        added = len(tok.finish_ids([0], add_special=add_special)) - 1
         return [n + added for n in found]
-    return [len(tok._finish_ids([0] * n, None, add_special)) for n in found]
+    return [len(tok.finish_ids([0] * n, add_special=add_special)) for n in found]

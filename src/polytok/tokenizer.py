@@ -299,6 +299,19 @@ class Tokenizer:
                     self._model_ids(piece[s2:e2], start == 0 and s2 == 0, out)
         return out
 
+    def piece_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
+        """Append the ids of one normalized piece between added tokens: pre-tokenizer, then model.
+
+        `at_origin`: the piece starts the input (Metaspace ``first`` reads it). The seam that
+        `encode`, the long-text counter and `explain` share after the special-token split.
+        """
+        self._model_ids(piece, at_origin, out)
+
+    def finish_ids(self, ids: list[int], pair_ids: list[int] | None = None, *, add_special: bool = True) -> list[int]:
+        """Truncation, the post-processor's additions and padding, as `encode` applies them to
+        the ids of a sequence (and its pair)."""
+        return self._finish_ids(ids, pair_ids, add_special)
+
     def _model_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
         if not piece and not self._empty_texts:
             return
