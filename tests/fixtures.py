@@ -333,6 +333,7 @@ GGUF_VOCAB = json.loads((TESTS_DIR / "fixture_sources.json").read_text(encoding=
 GGUF_VOCAB_NAMES = tuple(
     r["file"].removeprefix("ggml-vocab-").removesuffix(".gguf") for r in GGUF_VOCAB["files"] if r["format"] == "gguf"
 )
+_GGUF_VOCAB_RECORDS = {r["file"]: r for r in GGUF_VOCAB["files"]}
 
 
 @functools.cache
@@ -347,22 +348,45 @@ def gguf_vocab_path(name: str) -> Path:
         FixtureError: the archive or a file does not match its recorded sha256.
     """
     filename = f"ggml-vocab-{name}.gguf"
-    records = {r["file"]: r for r in GGUF_VOCAB["files"]}
-    if filename not in records:
+    if filename not in _GGUF_VOCAB_RECORDS:
         raise KeyError(f"unknown GGUF vocab {name!r} (known: {GGUF_VOCAB_NAMES})")
+    return _gguf_vocab_member(filename, [f for f in _GGUF_VOCAB_RECORDS if f.startswith(filename)])
+
+
+# The llama.cpp sources that tests parse for the tables polytok must equal, in the same sdist.
+LLAMA_CPP_SOURCES = tuple(r["file"] for r in GGUF_VOCAB["files"] if r["format"] == "llama-cpp-source")
+
+
+@functools.cache
+def llama_cpp_source_path(filename: str) -> Path:
+    """Path of llama.cpp's src/<filename> (e.g. "llama-vocab.cpp") from the llama-cpp-python sdist.
+
+    Comes with the vocab files in the same verified download.  Skips the calling
+    test, with the reason, when PyPI cannot be reached.
+
+    Raises:
+        KeyError: a source file tests/fixture_sources.json does not list.
+        FixtureError: the archive or the file does not match its recorded sha256.
+    """
+    if filename not in LLAMA_CPP_SOURCES:
+        raise KeyError(f"unknown llama.cpp source {filename!r} (known: {LLAMA_CPP_SOURCES})")
+    return _gguf_vocab_member(filename, [filename])
+
+
+def _gguf_vocab_member(filename: str, needed: list[str]) -> Path:
+    """<cache>/ggml-vocab/<filename>, extracting every listed sdist file when one of needed is absent or stale."""
     folder = cache_root() / GGUF_VOCAB["name"]
-    mine = [r for r in records.values() if r["file"].startswith(filename)]
-    if all((folder / r["file"]).is_file() and sha256_file(folder / r["file"]) == r["sha256"] for r in mine):
+    if all((folder / f).is_file() and sha256_file(folder / f) == _GGUF_VOCAB_RECORDS[f]["sha256"] for f in needed):
         return folder / filename
     key = f"{GGUF_VOCAB['package']}=={GGUF_VOCAB['version']}:{GGUF_VOCAB['archive']}"
     try:
         if key in _FETCH_FAILURES:
             raise FetchError(_FETCH_FAILURES[key])
-        contents = fetch_members(GGUF_VOCAB, {r["member"]: r["sha256"] for r in records.values()})
+        contents = fetch_members(GGUF_VOCAB, {r["member"]: r["sha256"] for r in _GGUF_VOCAB_RECORDS.values()})
     except FetchError as err:
         _FETCH_FAILURES[key] = str(err)
         pytest.skip(f"{filename}: {key} could not be downloaded ({err})")
-    for record in records.values():
+    for record in _GGUF_VOCAB_RECORDS.values():
         _write_atomic(folder / record["file"], contents[record["member"]])
     return folder / filename
 

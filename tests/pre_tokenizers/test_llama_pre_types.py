@@ -1,23 +1,23 @@
 """llama_pre_types against llama.cpp's own source (llama-cpp-python 0.3.36, src/llama-vocab.cpp).
 
-The expected table is parsed from the C++ source when the sdist is unpacked at
-/tmp/ref/llama (the reference; skipped otherwise): the regex lists of the
-``llm_tokenizer_bpe`` constructor and the name comparisons + flag assignments of the BPE branch
-of ``llama_vocab::impl::load``. The fallback rules are from the same ``load``.
+The expected table is parsed from that C++ source, read from the llama-cpp-python sdist by
+tests/fixtures.py ``llama_cpp_source_path`` (a verified download into the fixture cache; skipped,
+saying so, when PyPI cannot be reached): the regex lists of the ``llm_tokenizer_bpe`` constructor
+and the name comparisons + flag assignments of the BPE branch of ``llama_vocab::impl::load``.
+The fallback rules are from the same ``load``.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
+from fixtures import llama_cpp_source_path
 from polytok.errors import FormatError
 from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES, pre_type
 
-SOURCE = Path("/tmp/ref/llama/llama_cpp_python-0.3.36/vendor/llama.cpp/src/llama-vocab.cpp")
 _ESCAPES = {"\\": "\\", '"': '"', "r": "\r", "n": "\n", "t": "\t"}
 
 
@@ -26,9 +26,7 @@ def _unquote(literal: str) -> str:
 
 
 def _source() -> str:
-    if not SOURCE.exists():
-        pytest.skip("llama.cpp source not unpacked")
-    return SOURCE.read_text(encoding="utf-8")
+    return llama_cpp_source_path("llama-vocab.cpp").read_text(encoding="utf-8")
 
 
 def _regex_lists(src: str) -> dict[str, tuple[list[str], bool]]:

@@ -3,25 +3,23 @@
 Expected pieces are the worked examples of llama_vocab.md section 8.5, which were produced by
 the compiled ``unicode_regex_split`` (spec: "[verified against the compiled splitter]"), plus
 rules read off unicode.cpp where noted. The Unicode tables are checked, code point by code point,
-against llama.cpp's ``src/unicode-data.cpp`` when the sdist is unpacked at /tmp/ref/llama.
+against llama.cpp's ``src/unicode-data.cpp``, read from the llama-cpp-python sdist by
+tests/fixtures.py ``llama_cpp_source_path`` (skipped, saying so, when PyPI cannot be reached).
 End-to-end id parity with llama.cpp is the job of the GGUF golden files.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import re
 
 import pytest
 
+from fixtures import edge_texts, llama_cpp_source_path
 from polytok.byte_alphabet import BYTES_TO_CHARS
 from polytok.normalized import NormalizedString
 from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES
 from polytok.pre_tokenizers.llama_regex_split import (
     LlamaRegexSplit, category_flags, collapse, collapse_regex, to_lower)
-
-DATA = Path("/tmp/ref/llama/llama_cpp_python-0.3.36/vendor/llama.cpp/src/unicode-data.cpp")
-EDGE = Path("/work/shared/fixtures/texts/edge_cases.jsonl")
 
 
 def split(pre: str, text: str) -> list[str]:
@@ -115,16 +113,10 @@ def test_byte_encoding() -> None:
                       BYTES_TO_CHARS[0x20] + "".join(BYTES_TO_CHARS[b] for b in b"\xed\xa0\x80")]
 
 
-def _edge_texts() -> list[str]:
-    if not EDGE.exists():
-        return ["Hello world", "  x\n\ny 123"]
-    return [json.loads(line)["text"] for line in EDGE.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 @pytest.mark.parametrize("pre", ["gpt-2", "llama3", "qwen2", "deepseek-llm", "kimi-k2", "afmoe", "gemma4", "default"])
 def test_aligned_path_gives_the_fast_pieces(pre: str) -> None:
     splitter = LlamaRegexSplit(PRE_TYPES[pre].regexes, byte_encode=PRE_TYPES[pre].byte_encode)
-    for text in _edge_texts():
+    for text in edge_texts():
         fast = splitter.pre_tokenize(text)
         aligned = splitter.pre_tokenize_aligned(NormalizedString.from_original(text))
         assert [p.text for p in aligned] == fast, text
@@ -136,15 +128,12 @@ def test_aligned_path_gives_the_fast_pieces(pre: str) -> None:
 def test_every_pre_type_covers_its_text() -> None:
     for entry in PRE_TYPES.values():
         splitter = LlamaRegexSplit(entry.regexes, byte_encode=False)
-        for text in _edge_texts():
+        for text in edge_texts():
             assert "".join(splitter.pre_tokenize(text)) == text, (entry.name, text)
 
 
 def _data_tables() -> tuple[list[tuple[int, int]], set[int], dict[int, int]]:
-    import re
-    if not DATA.exists():
-        pytest.skip("llama.cpp source not unpacked")
-    src = DATA.read_text(encoding="utf-8")
+    src = llama_cpp_source_path("unicode-data.cpp").read_text(encoding="utf-8")
 
     def table(name: str) -> str:
         start = src.index(name)
