@@ -2,13 +2,14 @@
 
     text ─► special-token split ─► normalize ─► pre-tokenize ─► model ─► post-process ─► ids
 
-The stages are the ones `Tokenizer.encode_full` runs (``_aligned_splits`` order:
+The stages are the ones `Tokenizer.encode_full` runs, through the same seams
+(`Tokenizer.aligned_splits`, `pre_tokens_aligned`, `model_tokens`, `post_process`; the order of
 HF tokenizers 0.23.3 ``tokenizers/src/tokenizer/mod.rs`` ``encode_single_sequence``
 and ``added_vocabulary.rs`` ``extract_and_normalize``), kept grouped by raw
 segment so the explanation can show the special split, then each segment's
 normalized text, its pre-tokens with their offsets into the input, and the
 model's pieces and ids per pre-token. The final ids go through the tokenizer's
-own ``_finish_ids`` (truncation, post-processor, padding), so they are the ids
+own `post_process` (truncation, post-processor, padding), so they are the ids
 `Tokenizer.encode` returns; the post-processor's additions are what surrounds
 the sequence's ids in them.
 
@@ -24,10 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .normalized import NormalizedString
-from .special import SpecialTokens, with_empty_texts
+from .special import SpecialTokens
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from .tokenizer import AlignedSplit, Tokenizer
 
 __all__ = ["Explanation", "Segment", "PreToken", "explain"]
 
@@ -132,28 +133,18 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
         An `Explanation`; its ``ids`` are ``tok.encode(text, add_special=…, special=…)``.
     """
     mode = SpecialTokens(tok.default_special if special is None else special)
-    parse = mode is SpecialTokens.PARSE
-    splits = tok.special_split.split_raw(text, parse)
-    empty_texts = _splits_empty_text(tok)
-    if empty_texts:  # tiktoken's split: the empty texts between special tokens are pre-tokenized too
-        splits = with_empty_texts(splits, len(text))
-    segments = [_segment(tok, text, start, end, token_id, parse)
-                for start, end, token_id in splits if end > start or empty_texts]
+    segments = [_segment(tok, text, split) for split in tok.aligned_splits(text, mode is SpecialTokens.PARSE)]
     sequence: list[int] = []
     for seg in segments:
         if seg.token_id is not None:
             sequence.append(seg.token_id)
         for pre in seg.pre_tokens:
             sequence.extend(pre.ids)
-    ids = tok.finish_ids(list(sequence), add_special=add_special)
+    ids = tok.post_process(list(sequence), add_special=add_special)
     before, after = _additions(sequence, ids)
     pieces = [_piece(tok, i) for i in ids]
     return Explanation(text, add_special, mode.value, str(tok.metadata.get("source", "?")), components(tok),
                        segments, sequence, ids, before, after, pieces)
-
-
-def _splits_empty_text(tok: "Tokenizer") -> bool:
-    return bool(getattr(tok.pre_tokenizer, "splits_empty_text", False))
 
 
 def _piece(tok: "Tokenizer", id_: int) -> str:
@@ -172,39 +163,21 @@ def _additions(sequence: list[int], ids: list[int]) -> tuple[list[int], list[int
     return [], []
 
 
-def _segment(tok: "Tokenizer", text: str, start: int, end: int, token_id: int | None, parse: bool) -> Segment:
-    seg = Segment(start, end, text[start:end], token_id)
-    if token_id is not None:
+def _segment(tok: "Tokenizer", text: str, split: AlignedSplit) -> Segment:
+    seg = Segment(split.start, split.end, text[split.start:split.end], split.token_id)
+    if split.token_id is not None:
         return seg
-    ns = NormalizedString.from_original(seg.text, start)
-    if tok.normalizer is not None:
-        tok.normalizer.normalize_aligned(ns)
-    seg.normalized = ns.text
-    if not ns.text and not _splits_empty_text(tok):
-        return seg
-    parts: list[tuple[NormalizedString, int | None]] = [(ns, None)]
-    if tok.special_split.has_normalized:
-        parts = [(ns.slice(a, b), i) for a, b, i in tok.special_split.split_normalized(ns.text, parse) if b > a]
-    for part, added in parts:
+    seg.normalized = split.normalized.text if split.normalized is not None else None
+    for part, added in split.parts:
         if added is not None:
             a, b = part.offsets(0, len(part.text))
             seg.pre_tokens.append(PreToken(part.text, a, b, [added], [_piece(tok, added)], added))
             continue
-        words = [part] if tok.pre_tokenizer is None else tok.pre_tokenizer.pre_tokenize_aligned(part)
-        seg.pre_tokens.extend(_model(tok, word) for word in words)
+        seg.pre_tokens.extend(_model(tok, word) for word in tok.pre_tokens_aligned(part))
     return seg
 
 
 def _model(tok: "Tokenizer", word: NormalizedString) -> PreToken:
-    model = tok.model
-    value_of = getattr(model, "token_value", None)
-    ids: list[int] = []
-    pieces: list[str] = []
-    for id_, a, b in model.tokenize_spans(word.text):
-        ids.append(id_)
-        if value_of is not None:
-            pieces.append(value_of(id_, word.text, a, b))
-        else:
-            pieces.append(model.id_to_token(id_) or word.text[a:b])
+    found = tok.model_tokens(word.text)
     start, end = word.offsets(0, len(word.text)) if word.text else (word.orig_start, word.orig_start)
-    return PreToken(word.text, start, end, ids, pieces)
+    return PreToken(word.text, start, end, [f[0] for f in found], [f[1] for f in found])

@@ -80,27 +80,15 @@ class _Region(NamedTuple):
 
 def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool,
           segments: list[_Segment]) -> list[tuple[bool, int]]:
-    """`Tokenizer._text_ids`'s split of one text: ``(True, token id)`` or ``(False, segment index)``."""
+    """`Tokenizer.segments` of one text: ``(True, token id)`` or ``(False, segment index)``."""
     plan: list[tuple[bool, int]] = []
-    added = tok.special_split
-    for start, end, token_id in added.split_raw(text, parse):
+    for piece, at_origin, token_id in tok.segments(text, parse):
         if token_id is not None:
             plan.append((True, token_id))
-            continue
-        if start == end:
-            continue
-        piece = text[start:end]
-        if tok.normalizer is not None:
-            piece = tok.normalizer.normalize(piece)
-        parts = added.split_normalized(piece, parse) if added.has_normalized else [(0, len(piece), None)]
-        for s2, e2, id2 in parts:
-            if id2 is not None:
-                plan.append((True, id2))
-            elif e2 > s2:
-                sub = piece[s2:e2]
-                scanned = " " + sub if scanner.prefix_space and not sub.startswith(" ") else sub
-                plan.append((False, len(segments)))
-                segments.append(_Segment(scanned, sub, start == 0 and s2 == 0))
+        elif piece:
+            scanned = " " + piece if scanner.prefix_space and not piece.startswith(" ") else piece
+            plan.append((False, len(segments)))
+            segments.append(_Segment(scanned, piece, at_origin))
     return plan
 
 
@@ -492,7 +480,7 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
     found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
     if found is None:
         return None
-    return [tok.finish_ids(ids, add_special=add_special) for ids in found]
+    return [tok.post_process(ids, add_special=add_special) for ids in found]
 
 
 def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
@@ -503,6 +491,6 @@ def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special
     if found is None:
         return None
     if tok.truncation is None and tok.padding is None:  # the post-processor adds as many ids to any text
-        added = len(tok.finish_ids([0], add_special=add_special)) - 1
+        added = tok.added_count(add_special=add_special)
         return [n + added for n in found]
-    return [len(tok.finish_ids([0] * n, add_special=add_special)) for n in found]
+    return [len(tok.post_process([0] * n, add_special=add_special)) for n in found]

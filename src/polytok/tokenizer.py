@@ -29,7 +29,8 @@ was on when the call started.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ._gc import paused
 from .decoders import Decoder
@@ -47,6 +48,16 @@ from .truncation import Padding, Truncation
 
 if TYPE_CHECKING:
     from .decode_stream import DecodeStream
+
+
+class AlignedSplit(NamedTuple):
+    """One span of the special-token stage, normalized with its alignments to the input."""
+
+    start: int
+    end: int
+    token_id: int | None  # the special token the span is, or None for text
+    normalized: NormalizedString | None  # the text after the normalizer (None for a token)
+    parts: list[tuple[NormalizedString, int | None]]  # for the pre-tokenizer: text, or an added token in it
 
 
 class SpecialSplit(Protocol):
@@ -276,43 +287,68 @@ class Tokenizer:
 
     def _text_ids(self, text: str, parse: bool) -> list[int]:
         out: list[int] = []
-        added, normalize = self.special_split, self.normalizer
-        splits = added.split_raw(text, parse)
-        if self._empty_texts:
-            splits = with_empty_texts(splits, len(text))
-        for start, end, token_id in splits:
+        for piece, at_origin, token_id in self.segments(text, parse):
             if token_id is not None:
                 out.append(token_id)
-                continue
-            if start == end and not self._empty_texts:
-                continue
+            else:
+                self.piece_ids(piece, at_origin, out)
+        return out
+
+    # -- the stages, one seam each ------------------------------------------------------
+    # Every consumer (encode, encode_full, explain, the long-text counter, chat marking)
+    # walks the pipeline through these, in HF's order: ``extract_and_normalize`` (special
+    # split, normalizer, added tokens found in the normalized text), ``do_pre_tokenize``,
+    # ``do_tokenize``, then ``post_process``.
+
+    def split_special(self, text: str, parse: bool) -> list[tuple[int, int, int | None]]:
+        """The special-token stage: ``(start, end, token id or None)`` spans of `text`, in order.
+
+        A span with an id is that token; the others are the text between tokens. Empty
+        spans are left out, except where the pre-tokenizer splits the empty text (a
+        tiktoken pattern that matches it: each empty text between tokens is pre-tokenized
+        too, `special.with_empty_texts`). `parse`: special markers are parsed
+        (`SpecialTokens.PARSE`), else only the entries the format always matches.
+        """
+        splits = self.special_split.split_raw(text, parse)
+        if self._empty_texts:
+            return with_empty_texts(splits, len(text))
+        return [s for s in splits if s[2] is not None or s[1] > s[0]]
+
+    def normalize(self, text: str) -> str:
+        """The normalizer stage on `text` (the text itself when there is none)."""
+        return text if self.normalizer is None else self.normalizer.normalize(text)
+
+    def segments(self, text: str, parse: bool) -> Iterator[tuple[str, bool, int | None]]:
+        """The special-token stage, then the normalizer: ``(piece, at_origin, token id or None)``.
+
+        A segment with an id is that token (`piece` is its text); the others are normalized
+        text between tokens, for `piece_ids`. `at_origin`: the piece starts the input
+        (Metaspace ``first`` reads it). Added tokens with ``normalized=True`` are found in
+        the normalized text, as HF's ``extract_and_normalize`` finds them.
+        """
+        added, normalize = self.special_split, self.normalizer
+        for start, end, token_id in self.split_special(text, parse):
             piece = text[start:end]
+            if token_id is not None:
+                yield piece, start == 0, token_id
+                continue
             if normalize is not None:
                 piece = normalize.normalize(piece)
             if not added.has_normalized:
-                self._model_ids(piece, start == 0, out)
+                yield piece, start == 0, None
                 continue
             for s2, e2, id2 in added.split_normalized(piece, parse):
-                if id2 is not None:
-                    out.append(id2)
-                elif e2 > s2:
-                    self._model_ids(piece[s2:e2], start == 0 and s2 == 0, out)
-        return out
+                if id2 is not None or e2 > s2:
+                    yield piece[s2:e2], start == 0 and s2 == 0, id2
+
+    def pre_tokens(self, piece: str, at_origin: bool = True) -> list[str]:
+        """The pre-tokenizer stage on one normalized piece: its words (``[piece]`` without one)."""
+        if self.pre_tokenizer is None:
+            return [piece]
+        return self.pre_tokenizer.pre_tokenize(piece, at_origin)
 
     def piece_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
-        """Append the ids of one normalized piece between added tokens: pre-tokenizer, then model.
-
-        `at_origin`: the piece starts the input (Metaspace ``first`` reads it). The seam that
-        `encode`, the long-text counter and `explain` share after the special-token split.
-        """
-        self._model_ids(piece, at_origin, out)
-
-    def finish_ids(self, ids: list[int], pair_ids: list[int] | None = None, *, add_special: bool = True) -> list[int]:
-        """Truncation, the post-processor's additions and padding, as `encode` applies them to
-        the ids of a sequence (and its pair)."""
-        return self._finish_ids(ids, pair_ids, add_special)
-
-    def _model_ids(self, piece: str, at_origin: bool, out: list[int]) -> None:
+        """Append the ids of one normalized piece between added tokens: pre-tokenizer, then model."""
         if not piece and not self._empty_texts:
             return
         tokenize = self.model.tokenize
@@ -326,6 +362,16 @@ class Tokenizer:
             return
         for word in words:
             out.extend(tokenize(word))
+
+    def post_process(self, ids: list[int], pair_ids: list[int] | None = None, *,
+                     add_special: bool = True) -> list[int]:
+        """The last stage on a sequence's ids (and its pair's): truncation, the post-processor's
+        additions and padding, as `encode` applies them (HF ``post_process``)."""
+        return self._finish_ids(ids, pair_ids, add_special)
+
+    def added_count(self, is_pair: bool = False, *, add_special: bool = True) -> int:
+        """How many ids the post-processor adds to any sequence (or pair), before truncation and padding."""
+        return self._reserved(is_pair, add_special)
 
     def _finish_ids(self, ids_a: list[int], ids_b: list[int] | None, add_special: bool) -> list[int]:
         if self.truncation is not None:
@@ -418,58 +464,60 @@ class Tokenizer:
             return concat([self._text_encoding(word, parse, type_id, i) for i, word in enumerate(text)])
         raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
 
-    def _aligned_splits(self, text: str, parse: bool) -> list[tuple[NormalizedString, int | None]]:
-        """Added-token passes and normalization, keeping alignments (HF ``extract_and_normalize``)."""
-        splits: list[tuple[NormalizedString, int | None]] = []
+    def aligned_splits(self, text: str, parse: bool) -> list[AlignedSplit]:
+        """`split_special` and the normalizer, keeping alignments (HF ``extract_and_normalize``):
+        one `AlignedSplit` per span, with what the pre-tokenizer takes from it."""
         added, normalizer = self.special_split, self.normalizer
-        raw = added.split_raw(text, parse)
-        empty_texts = self._empty_texts
-        for start, end, token_id in with_empty_texts(raw, len(text)) if empty_texts else raw:
-            if start == end and not empty_texts:
-                continue
+        out: list[AlignedSplit] = []
+        for start, end, token_id in self.split_special(text, parse):
             ns = NormalizedString.from_original(text[start:end], start)
             if token_id is not None:
-                splits.append((ns, token_id))
+                out.append(AlignedSplit(start, end, token_id, None, [(ns, token_id)]))
                 continue
             if normalizer is not None:
                 normalizer.normalize_aligned(ns)
-            if not ns.text and not empty_texts:
-                continue
-            if not added.has_normalized:
-                splits.append((ns, None))
-                continue
-            for s2, e2, id2 in added.split_normalized(ns.text, parse):
-                if e2 > s2:
-                    splits.append((ns.slice(s2, e2), id2))
-        return splits
+            if not ns.text and not self._empty_texts:
+                parts: list[tuple[NormalizedString, int | None]] = []
+            elif not added.has_normalized:
+                parts = [(ns, None)]
+            else:
+                parts = [(ns.slice(s2, e2), id2) for s2, e2, id2 in added.split_normalized(ns.text, parse) if e2 > s2]
+            out.append(AlignedSplit(start, end, None, ns, parts))
+        return out
+
+    def pre_tokens_aligned(self, piece: NormalizedString) -> list[NormalizedString]:
+        """`pre_tokens`, keeping each word's alignment to the input."""
+        if self.pre_tokenizer is None:
+            return [piece]
+        return self.pre_tokenizer.pre_tokenize_aligned(piece)
+
+    def model_tokens(self, word: str) -> list[tuple[int, str, int, int]]:
+        """The model stage on one word, with HF's token strings: ``(id, token, start, end)``,
+        `start`/`end` character offsets into `word`."""
+        model = self.model
+        value_of = getattr(model, "token_value", None)
+        if value_of is not None:
+            return [(id_, value_of(id_, word, a, b), a, b) for id_, a, b in model.tokenize_spans(word)]
+        return [(id_, model.id_to_token(id_) or "", a, b) for id_, a, b in model.tokenize_spans(word)]
 
     def _text_encoding(self, text: str, parse: bool, type_id: int, word_index: int | None) -> Encoding:
         pieces: list[tuple[NormalizedString, int | None]] = []
-        for ns, token_id in self._aligned_splits(text, parse):
-            if token_id is not None or self.pre_tokenizer is None:
-                pieces.append((ns, token_id))
-            else:
-                pieces.extend((p, None) for p in self.pre_tokenizer.pre_tokenize_aligned(ns))
+        for split in self.aligned_splits(text, parse):
+            for ns, token_id in split.parts:
+                if token_id is not None:
+                    pieces.append((ns, token_id))
+                else:
+                    pieces.extend((p, None) for p in self.pre_tokens_aligned(ns))
         ids: list[int] = []
         tokens: list[str] = []
         offsets: list[tuple[int, int]] = []
         words: list[int | None] = []
-        model = self.model
-        value_of = getattr(model, "token_value", None)
         for index, (ns, token_id) in enumerate(pieces):
             word = index if word_index is None else word_index
-            if token_id is not None:
-                found = [(token_id, 0, len(ns.text))]
-            else:
-                found = model.tokenize_spans(ns.text)
-            for id_, a, b in found:
+            found = [(token_id, ns.text, 0, len(ns.text))] if token_id is not None else self.model_tokens(ns.text)
+            for id_, token, a, b in found:
                 ids.append(id_)
-                if token_id is not None:
-                    tokens.append(ns.text)
-                elif value_of is not None:
-                    tokens.append(value_of(id_, ns.text, a, b))
-                else:
-                    tokens.append(model.id_to_token(id_) or "")
+                tokens.append(token)
                 offsets.append(ns.offsets(a, b) if b > a else ns.position(a))
                 words.append(word)
         n = len(ids)
