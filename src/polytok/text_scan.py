@@ -244,7 +244,7 @@ def _with_gaps(starts: list[int], ends: list[int], pos: int, stop: int, follows:
 def scanner_for(tok: "Tokenizer") -> Scanner | None:
     """The scan `parallel_text` can share out for `tok`'s pipeline, or None (see the module notes)."""
     pre = tok.pre_tokenizer
-    if pre is None or not getattr(tok, "_fast_exact", False):
+    if pre is None or not tok.fast_path:
         return None
     first, rest = (pre.pretokenizers[0], pre.pretokenizers[1:]) if isinstance(pre, Sequence) else (pre, [])
     if any(getattr(stage, "reads_origin", True) for stage in rest):

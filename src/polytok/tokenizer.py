@@ -165,6 +165,13 @@ class Tokenizer:
         # special tokens is pre-tokenized too (`special.with_empty_texts`)
         self._empty_texts = bool(getattr(pt, "splits_empty_text", False))
 
+    @property
+    def fast_path(self) -> bool:
+        """Whether `encode` takes the fast path (plain strings, no alignments; `segments` and
+        `piece_ids`) rather than `encode_full`'s ids: false only where a piece's original
+        offset matters and the fast path cannot know it."""
+        return self._fast_exact
+
     def add_tokens(self, tokens: list[AddedToken]) -> None:
         """Add entries to the added vocabulary in one call (HF ``add_tokens`` id rules)."""
         self.added.add_tokens(tokens, self.model, self.normalizer)
