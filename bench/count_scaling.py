@@ -8,7 +8,7 @@ Two measurements per run, each in a fresh process so every run starts cold:
 - end to end: ``python -m polytok count MODEL FILES --workers W``, wall time of
   the whole command (interpreter start, load, reading, counting, printing);
 - the count alone: a process that loads the tokenizer and reads the files
-  first, then times what ``count`` does with them (``parallel_text.count_long``
+  first, then times what ``count`` does with them (``parallel.count_long``
   for W > 1, ``Tokenizer.encode`` per file for 1).
 
 A third, for scale: W copies of the one-worker count alone run at once, each in its own
@@ -43,7 +43,7 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.ge
 def child(model: str, workers: int, files: list[str]) -> None:
     """The count alone, timed inside one process (see the module notes); prints JSON."""
     import polytok
-    from polytok import parallel_text
+    from polytok import parallel
 
     start = time.perf_counter()
     tok = polytok.load(model)
@@ -51,9 +51,9 @@ def child(model: str, workers: int, files: list[str]) -> None:
     texts = [Path(f).read_text(encoding="utf-8") for f in files]
     begin = time.perf_counter()
     if workers > 1:
-        counts = parallel_text.count_long(tok, texts, add_special=True, special=None, workers=workers)
+        counts = parallel.count_long(tok, texts, add_special=True, special=None, workers=workers)
         if counts is None:
-            raise SystemExit(f"{model}: parallel_text does not share this pipeline")
+            raise SystemExit(f"{model}: parallel.count_long does not share this pipeline")
     else:
         counts = [len(tok.encode(t)) for t in texts]
     end = time.perf_counter()

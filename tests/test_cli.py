@@ -188,7 +188,7 @@ def _builtin_with(tmp_path, truncation=None, padding=None):
 
 
 def _long_text(lines=4200):
-    """About 50 characters a line: 4200 lines pass parallel_text.MIN_CHARS, so count shares the text out."""
+    """About 50 characters a line: 4200 lines pass long_text.MIN_CHARS, so count shares the text out."""
     return "".join(f"Line {i}: the quick brown fox, 12345678 times.\n\n  " for i in range(lines))
 
 
@@ -241,7 +241,7 @@ def test_count_leaves_out_the_files_truncation_and_padding(tmp_path, capsys, tru
 
 
 def test_count_in_shares_leaves_them_out_too(tmp_path, capsys):
-    """The same with the long text shared out over two workers (parallel_text.count_long)."""
+    """The same with the long text shared out over two workers (long_text.count_long)."""
     path = _builtin_with(tmp_path, TRUNCATE_LEFT, PAD_FIXED)
     _check_counts(capsys, path, [_long_text(), "short text"], "2",
                   "truncation to 700 tokens and padding to 300 tokens", tmp_path)

@@ -1,4 +1,4 @@
-"""encode_batch over a process pool (polytok.parallel): the same ids as the reference's batch call."""
+"""encode_batch over a process pool (polytok.parallel.batches): the same ids as the reference's batch call."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 import polytok
 from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
 from polytok import parallel
+from polytok.parallel import batches
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here: batches stay serial")
@@ -50,7 +51,7 @@ def test_workers_must_be_positive():
 @pytest.mark.parametrize("sizes", [[], [5], [1] * 10, [100, 1, 1, 1, 100], [0, 0, 0], list(range(50))])
 @pytest.mark.parametrize("parts", [1, 2, 3, 8])
 def test_spans_cover_the_batch_in_order(sizes, parts):
-    spans = parallel._spans(sizes, parts)
+    spans = batches._spans(sizes, parts)
     covered = [i for start, end in spans for i in range(start, end)]
     assert covered == list(range(len(sizes)))
     assert all(end > start for start, end in spans)
@@ -83,11 +84,11 @@ def test_the_workers_words_come_back_into_this_process_cache(name):
     expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
     tok = polytok.load(path)
     tok.truncation = None
-    caches = parallel._caches(tok)
+    caches = batches._caches(tok)
     assert caches and all(len(cache) == 0 for cache in caches)
     assert tok.encode_batch(texts, add_special=False, workers=2) == expected
-    head = max(1, len(parallel._spans([len(t) for t in texts], parallel.WARM_SHARE * 2 * 4)) // (parallel.WARM_SHARE * 2))
-    assert head < parallel.WARM_SHARE * 2 * 4  # the parent encoded only the first spans itself
+    head = max(1, len(batches._spans([len(t) for t in texts], batches.WARM_SHARE * 2 * 4)) // (batches.WARM_SHARE * 2))
+    assert head < batches.WARM_SHARE * 2 * 4  # the parent encoded only the first spans itself
     filled = len(caches[0])
     assert [tok.encode(t, add_special=False) for t in texts] == expected
     assert len(caches[0]) - filled < filled // 10  # the second pass found nearly every word cached

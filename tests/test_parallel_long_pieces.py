@@ -1,6 +1,6 @@
 """Text without split points is not shared: one process encodes it, with the reference's ids.
 
-A piece that runs on across the place where `parallel_text` cuts a text (a text of one
+A piece that runs on across the place where `long_text` cuts a text (a text of one
 letter, CJK without punctuation) would be scanned and merged whole by every part that
 reaches it, so sharing multiplies the work instead of dividing it. `encode_long` and
 `count_long` then decline (None: the caller encodes in one process), and `polytok count`
@@ -14,7 +14,8 @@ import functools
 import pytest
 
 from fixtures import HF_JSON_FIXTURES, fixture_path
-from polytok import cli, parallel, parallel_text
+from polytok import cli, parallel
+from polytok.parallel import long_text
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
@@ -40,25 +41,25 @@ def _pair(name: str):
 @pytest.mark.parametrize("name", ["gpt2", "llama3"])
 @pytest.mark.parametrize("kind", list(NO_SPLIT_POINTS))
 def test_text_without_split_points_is_not_shared(name, kind, monkeypatch):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 10_000)
     _, ref, tok = _pair(name)
     text = NO_SPLIT_POINTS[kind]
     if len(ref.pre_tokenizer.pre_tokenize_str(text)) > 8:
         pytest.skip(f"{name}'s pre-tokenizer splits this text: sharing can pay")
-    assert parallel_text.count_long(tok, [text], add_special=True, special=None, workers=2) is None
-    assert parallel_text.encode_long(tok, [text], add_special=True, special=None, workers=2) is None
+    assert long_text.count_long(tok, [text], add_special=True, special=None, workers=2) is None
+    assert long_text.encode_long(tok, [text], add_special=True, special=None, workers=2) is None
 
 
 def test_ordinary_text_is_still_shared_with_the_reference_ids(monkeypatch):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 10_000)
     _, ref, tok = _pair("gpt2")
     text = "The quick brown fox jumps over the lazy dog. " * 1_000 + "a" * 3_000 + " end"
-    assert parallel_text.encode_long(tok, [text], add_special=True, special=None, workers=2) == \
+    assert long_text.encode_long(tok, [text], add_special=True, special=None, workers=2) == \
         [ref.encode(text).ids]
 
 
 def test_count_gives_the_reference_count_on_text_without_split_points(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 10_000)
     path, ref, _ = _pair("gpt2")
     files = []
     for i, text in enumerate(NO_SPLIT_POINTS.values()):

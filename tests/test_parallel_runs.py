@@ -1,4 +1,4 @@
-"""polytok.parallel_runs.map_in_runs: every item once, in order, whichever process computed it."""
+"""polytok.parallel.map_in_runs: every item once, in order, whichever process computed it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import signal
 
 import pytest
 
-from polytok import parallel, parallel_runs
+from polytok import parallel
+from polytok.parallel import runs
 
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here: items stay serial")
 
@@ -20,7 +21,7 @@ def _who(item):
 @pytest.mark.parametrize("here_first", [0, 1, 5])
 def test_every_item_once_in_order(workers, here_first):
     items = list(range(57))
-    got = list(parallel_runs.map_in_runs(_who, items, workers, run_max=4, here_first=here_first))
+    got = list(runs.map_in_runs(_who, items, workers, run_max=4, here_first=here_first))
     assert [index for index, _, _ in got] == items
     assert all(ok for _, ok, _ in got)
     assert [value for _, _, (value, _) in got] == [i * i for i in items]
@@ -37,13 +38,13 @@ def test_the_children_compute_too():
         time.sleep(0.01)
         return os.getpid()
 
-    got = list(parallel_runs.map_in_runs(slow, list(range(40)), 3))
+    got = list(runs.map_in_runs(slow, list(range(40)), 3))
     pids = {pid for _, _, pid in got}
     assert len(pids) == 3 and os.getpid() in pids  # this process is one of the workers
 
 
 def test_runs_shrink_to_single_items_at_the_end():
-    claims = parallel_runs._Claims(100, 2, 8)
+    claims = runs._Claims(100, 2, 8)
     sizes = []
     while run := claims.take():
         sizes.append(len(run))
@@ -58,7 +59,7 @@ def test_an_error_comes_back_as_its_repr():
             raise ValueError("seven")
         return item
 
-    got = list(parallel_runs.map_in_runs(fails_on_seven, list(range(20)), 2, run_max=2))
+    got = list(runs.map_in_runs(fails_on_seven, list(range(20)), 2, run_max=2))
     assert got[7] == (7, False, "ValueError('seven')")
     assert [value for _, ok, value in got if ok] == [i for i in range(20) if i != 7]
 
@@ -78,7 +79,7 @@ def test_a_child_that_dies_costs_only_time():
 
     signal.alarm(20)
     try:
-        got = list(parallel_runs.map_in_runs(dies_in_a_child, list(range(30)), 2, run_max=3))
+        got = list(runs.map_in_runs(dies_in_a_child, list(range(30)), 2, run_max=3))
     finally:
         signal.alarm(0)
     assert got == [(i, True, i) for i in range(30)]
@@ -91,7 +92,7 @@ def test_the_caller_stopping_early_leaves_no_child():
         time.sleep(0.02)
         return item
 
-    results = parallel_runs.map_in_runs(slow, list(range(200)), 2)
+    results = runs.map_in_runs(slow, list(range(200)), 2)
     assert next(results) == (0, True, 0)
     results.close()
     with pytest.raises(ChildProcessError):

@@ -1,4 +1,4 @@
-"""One long text over several processes (polytok.parallel_text): the reference's ids, joined where proven."""
+"""One long text over several processes (polytok.parallel.long_text): the reference's ids, joined where proven."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 
 import polytok
 from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
-from polytok import parallel, parallel_text, text_scan
+from polytok import parallel
+from polytok.parallel import long_text, resumable_scan
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
 
 
-def long_text(seed: int, n_chars: int = 260_000) -> str:
+def mixed_text(seed: int, n_chars: int = 260_000) -> str:
     """Edge texts in random order, joined by random separators, until the text is long."""
     rng = random.Random(seed)
     texts = edge_texts()
@@ -42,32 +43,32 @@ def reference_pair(name):
 def small_regions(monkeypatch, name):
     """`reference_pair`, with short texts cut into 64-character overlaps, so joins happen in
     every test text."""
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 10_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 10_000)
+    monkeypatch.setattr(long_text, "OVERLAP", 64)
     return reference_pair(name)
 
 
 @pytest.mark.parametrize("name", ["gpt2", "llama3", "qwen3", "roberta-base"])
 def test_long_texts_equal_tokenizers(name, monkeypatch):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 100_000)
     ref, tok = reference_pair(name)
-    assert parallel_text.scanner_for(tok) is not None
-    texts = [long_text(1), "short text", long_text(2, 120_000)]
+    assert parallel.scanner_for(tok) is not None
+    texts = [mixed_text(1), "short text", mixed_text(2, 120_000)]
     expected = [e.ids for e in ref.encode_batch(texts)]
-    assert parallel_text.encode_long(tok, texts, add_special=True, special=None, workers=2) == expected
+    assert long_text.encode_long(tok, texts, add_special=True, special=None, workers=2) == expected
 
 
 def test_tiktoken_long_text_equals_tiktoken(monkeypatch):
     tiktoken = pytest.importorskip("tiktoken")
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 100_000)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 100_000)
     path = fixture_path("cl100k_base-tiktoken", "cl100k_base.tiktoken")
     tok = polytok.load(path)
     from tiktoken.load import load_tiktoken_bpe
 
     enc = tiktoken.Encoding("cl100k", pat_str=tok.metadata["pattern"], mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens={})
-    text = long_text(3)
-    assert parallel_text.encode_long(tok, [text], add_special=False, special="text", workers=3) == \
+    text = mixed_text(3)
+    assert long_text.encode_long(tok, [text], add_special=False, special="text", workers=3) == \
         [enc.encode_ordinary(text)]
 
 
@@ -77,23 +78,23 @@ def test_regions_are_joined_at_a_common_piece_start(monkeypatch):
     ref, tok = small_regions(monkeypatch, "gpt2")
     text = "".join(f"{'a' * (i % 7)}{' ' * (i % 5)}w{i}\n" for i in range(4000))
     for workers in (2, 3, 5):
-        assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == \
+        assert long_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == \
             [ref.encode(text, add_special_tokens=False).ids]
 
 
 def test_a_seam_without_a_common_start_is_scanned_again_as_one_part(monkeypatch):
     ref, tok = small_regions(monkeypatch, "gpt2")
     # pieces of 3,000 characters: no seam has a common piece start within the 64-character
-    # overlap, and none is long enough (parallel_text.LONG_PIECE) to stop the sharing
+    # overlap, and none is long enough (long_text.LONG_PIECE) to stop the sharing
     text = ("x" * 3_000 + " ") * 10
-    assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \
+    assert long_text.encode_long(tok, [text], add_special=False, special=None, workers=2) == \
         [ref.encode(text, add_special_tokens=False).ids]
 
 
 def test_pipelines_without_a_scan_are_refused():
-    assert parallel_text.scanner_for(polytok.load(fixture_path("bert-base-uncased",
+    assert parallel.scanner_for(polytok.load(fixture_path("bert-base-uncased",
                                                                HF_JSON_FIXTURES["bert-base-uncased"]))) is None
-    assert parallel_text.encode_long(polytok.load(fixture_path("llama2", HF_JSON_FIXTURES["llama2"])), ["x"],
+    assert long_text.encode_long(polytok.load(fixture_path("llama2", HF_JSON_FIXTURES["llama2"])), ["x"],
                                      add_special=True, special=None, workers=2) is None
 
 
@@ -106,7 +107,7 @@ def test_a_scan_from_inside_a_run_of_digits_is_not_trusted_until_it_meets_the_wh
     text = " ".join("".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 200))) for _ in range(600))
     expected = [ref.encode(text, add_special_tokens=False).ids]
     for workers in (2, 3, 4):
-        assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == expected
+        assert long_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == expected
 
 
 def far_reading_tokenizer(tmp_path):
@@ -124,36 +125,36 @@ def far_reading_tokenizer(tmp_path):
 
 @pytest.mark.parametrize("workers", [2, 3, 4])
 def test_a_share_scan_that_reads_past_its_seam_is_exact(tmp_path, monkeypatch, workers):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(long_text, "OVERLAP", 64)
     ref, tok = far_reading_tokenizer(tmp_path)
-    assert parallel_text.scanner_for(tok) is not None
+    assert parallel.scanner_for(tok) is not None
     text = "x " * 1500 + "a" * 9000 + "b" + " y" * 1500 + "a" * 700 + " x"
     expected = ref.encode(text).ids
-    assert parallel_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == [expected]
-    assert parallel_text.count_long(tok, [text], add_special=False, special=None, workers=workers) == [len(expected)]
+    assert long_text.encode_long(tok, [text], add_special=False, special=None, workers=workers) == [expected]
+    assert long_text.count_long(tok, [text], add_special=False, special=None, workers=workers) == [len(expected)]
 
 
 @pytest.mark.parametrize("name", ["llama3", "roberta-base"])  # roberta's post-processor adds <s> and </s>
 def test_count_long_equals_tokenizers_over_texts_with_special_tokens(monkeypatch, name):
     ref, tok = small_regions(monkeypatch, name)
-    texts = [long_text(11, 40_000), "<|begin_of_text|>x", long_text(12, 30_000), ""]
+    texts = [mixed_text(11, 40_000), "<|begin_of_text|>x", mixed_text(12, 30_000), ""]
     for add in (True, False):
         expected = [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=add)]
         for workers in (2, 3):
-            assert parallel_text.count_long(tok, texts, add_special=add, special=None, workers=workers) == expected
+            assert long_text.count_long(tok, texts, add_special=add, special=None, workers=workers) == expected
 
 
 @given(st.lists(st.integers(1, 3000), min_size=1, max_size=12), st.integers(2, 6))
 def test_layout_gives_each_character_to_one_share_or_chunk(lengths, workers):
     """The own parts and zone chunks tile every segment, in order, and a cut leaves at least
     4 × OVERLAP characters on each side."""
-    old = parallel_text.OVERLAP
-    parallel_text.OVERLAP = 16
+    old = long_text.OVERLAP
+    long_text.OVERLAP = 16
     try:
-        layout = parallel_text._layout([n * 2 for n in lengths], lengths, workers)
+        layout = long_text._layout([n * 2 for n in lengths], lengths, workers)
     finally:
-        parallel_text.OVERLAP = old
+        long_text.OVERLAP = old
     assert len(layout.own) == workers and len(layout.zones) == workers - 1
     parts = sorted([p for own in layout.own for p in own] + [p for zone in layout.zones for c in zone for p in c])
     covered = {seg: [] for seg in range(len(lengths))}
@@ -172,13 +173,13 @@ def test_any_layout_gives_the_reference_ids(seed, workers, overlap, zone, chunks
     """Whatever the overlap, zone and chunk sizes, and however many workers share the text,
     the joined ids are HF's (llama3: its digit triples and contractions make seams delicate)."""
     ref, tok = _llama3_pair()
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", overlap)
-    monkeypatch.setattr(parallel_text, "ZONE", zone)
-    monkeypatch.setattr(parallel_text, "CHUNKS", chunks)
-    texts = [long_text(seed, 6_000), long_text(seed + 1, 2_500)]
+    monkeypatch.setattr(long_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(long_text, "OVERLAP", overlap)
+    monkeypatch.setattr(long_text, "ZONE", zone)
+    monkeypatch.setattr(long_text, "CHUNKS", chunks)
+    texts = [mixed_text(seed, 6_000), mixed_text(seed + 1, 2_500)]
     expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
-    assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
+    assert long_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
 
 
 @functools.lru_cache(maxsize=1)
@@ -190,9 +191,9 @@ def test_progress_reports_every_process_work_in_this_process(monkeypatch):
     """on_done is called in this process only, and what it reports adds up to all the text
     (gpt2 has no added tokens in these texts and no prefix space)."""
     ref, tok = small_regions(monkeypatch, "gpt2")
-    texts = [long_text(5, 30_000).replace("<|endoftext|>", ""), long_text(6, 20_000).replace("<|endoftext|>", "")]
+    texts = [mixed_text(5, 30_000).replace("<|endoftext|>", ""), mixed_text(6, 20_000).replace("<|endoftext|>", "")]
     reported: list[int] = []
-    counts = parallel_text.count_long(tok, texts, add_special=False, special=None, workers=3, on_done=reported.append)
+    counts = long_text.count_long(tok, texts, add_special=False, special=None, workers=3, on_done=reported.append)
     assert counts == [len(e.ids) for e in ref.encode_batch(texts, add_special_tokens=False)]
     assert len(reported) > 1 and sum(reported) == sum(map(len, texts))
 
@@ -211,11 +212,11 @@ def test_a_scan_whose_matches_leave_gaps_is_counted_and_encoded_exactly(tmp_path
     ref.save(str(path))
     tok = polytok.load(path)
     tok.truncation = None
-    assert parallel_text.scanner_for(tok) is not None
-    texts = [long_text(21, 40_000), long_text(22, 30_000)]
+    assert parallel.scanner_for(tok) is not None
+    texts = [mixed_text(21, 40_000), mixed_text(22, 30_000)]
     expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
-    assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
-    assert parallel_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == list(map(len, expected))
+    assert long_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
+    assert long_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == list(map(len, expected))
 
 
 def scan_text(seed: int) -> str:
@@ -238,9 +239,9 @@ def test_a_scan_stopped_short_gives_the_pieces_of_the_whole_text(monkeypatch, na
     ``findall`` with an end position a little past the stop and keeps the matches that end 2
     chars before it (and, for the latter two, that start before the run of white space ending
     there): the starts and pieces must be HF's pre-tokenizer's, for every stop."""
-    monkeypatch.setattr(text_scan, "_REACH", reach)
+    monkeypatch.setattr(resumable_scan, "_REACH", reach)
     ref, tok = reference_pair(name)
-    scanner = parallel_text.scanner_for(tok)
+    scanner = parallel.scanner_for(tok)
     assert scanner is not None and scanner.decided_within == 2 and scanner.reads_space_runs == (name != "gpt2")
     for seed in range(2):
         text = scan_text(seed)
@@ -259,10 +260,10 @@ def test_a_scan_stopped_short_gives_the_pieces_of_the_whole_text(monkeypatch, na
 def test_shares_stopped_short_give_the_reference_ids(monkeypatch, name, workers):
     """The same through `encode_long` and `count_long`, with seams everywhere."""
     ref, tok = small_regions(monkeypatch, name)
-    monkeypatch.setattr(text_scan, "_REACH", 3)
-    monkeypatch.setattr(parallel_text, "CHUNKS", 24)
+    monkeypatch.setattr(resumable_scan, "_REACH", 3)
+    monkeypatch.setattr(long_text, "CHUNKS", 24)
     texts = [scan_text(7), scan_text(8)]
     expected = [e.ids for e in ref.encode_batch(texts, add_special_tokens=False)]
-    assert parallel_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
-    assert parallel_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == \
+    assert long_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
+    assert long_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == \
         [len(ids) for ids in expected]

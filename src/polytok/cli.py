@@ -219,16 +219,16 @@ def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
 def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
                   workers: int) -> dict[int, int]:
     """The files' counts from `workers` processes: the texts cut into shares where the pipeline
-    allows it (`polytok.parallel_text`), else each file whole in one worker."""
-    from . import parallel_text
+    allows it (`polytok.parallel.long_text`), else each file whole in one worker."""
+    from . import parallel
 
-    if parallel_text.scanner_for(tok) is None and len(files) > 1:  # read by the workers, not here
+    if parallel.scanner_for(tok) is None and len(files) > 1:  # read by the workers, not here
         return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
     texts = [_read_text_file(name) for name in files]
     chars = sum(map(len, texts)) or 1
     progress = _Progress(sum(sizes))
-    counts = parallel_text.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
-                                      on_done=lambda n: progress.update(n * sum(sizes) // chars))
+    counts = parallel.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
+                                 on_done=lambda n: progress.update(n * sum(sizes) // chars))
     progress.close()
     if counts is None:  # one file, or too little text for a pool
         counts = [len(tok.encode(text, add_special=add_special, special=special)) for text in texts]

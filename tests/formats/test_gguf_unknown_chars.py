@@ -24,7 +24,7 @@ import pytest
 import polytok
 from fixtures import gguf_vocab_path
 from parity.diff_report import ids_mismatch
-from polytok import parallel_text
+from polytok.parallel import long_text
 from polytok.models.bpe import BPE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,10 +94,10 @@ def test_batch_full_and_long_paths_equal_llama_cpp(name, monkeypatch):
     assert tok.encode_batch(texts, add_special=False, special="parse") == expected
     assert [tok.encode_full(t, add_special=False, special="parse").ids for t in texts] == expected
     long = next(row for row in plain if row["name"] == "long")
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 100)
-    shared = parallel_text.encode_long(tok, [long["text"]], add_special=False, special="parse", workers=2)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 100)
+    shared = long_text.encode_long(tok, [long["text"]], add_special=False, special="parse", workers=2)
     assert shared in (None, [long["ids"]])  # None: the pipeline is encoded in one process (checked above)
-    counted = parallel_text.count_long(tok, [long["text"]], add_special=False, special="parse", workers=2)
+    counted = long_text.count_long(tok, [long["text"]], add_special=False, special="parse", workers=2)
     assert counted in (None, [len(long["ids"])])
 
 

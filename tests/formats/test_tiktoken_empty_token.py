@@ -27,9 +27,10 @@ from tiktoken.load import load_tiktoken_bpe
 
 import polytok
 from fixtures import edge_texts, fixture_path
-from polytok import parallel, parallel_text
+from polytok import parallel
 from polytok.formats.tiktoken import build_tiktoken, mergeable_ranks, read_tiktoken
 from polytok.formats.tiktoken_known import KNOWN_RANKS
+from polytok.parallel import long_text
 
 WHISPER_EMPTY = 50256
 
@@ -72,7 +73,7 @@ def test_whisper_pattern_keeps_the_shared_scan():
     """A pattern that matches no empty text keeps the fast paths, an empty token or not."""
     tok, _ = _whisper()
     assert not tok.pre_tokenizer.splits_empty_text
-    assert parallel_text.scanner_for(tok) is not None
+    assert parallel.scanner_for(tok) is not None
 
 
 PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -255,15 +256,15 @@ def _long_text(seed: int, n_chars: int) -> str:
 def test_count_and_encode_long_give_tiktoken_ids(pattern, monkeypatch):
     """``polytok count``'s shared scan: a scan that meets an empty match hands its segment to the
     pre-tokenizer; a pattern matching the empty text is not shared out at all."""
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(long_text, "OVERLAP", 64)
     tok, ref = _pair(pattern, True)
     texts = [_long_text(1, 12_000), _long_text(2, 6_000)]
     for parse in (False, True):
         expected = [_ref_encode(ref, t, parse) for t in texts]
         special = "parse" if parse else "text"
-        found = parallel_text.encode_long(tok, texts, add_special=False, special=special, workers=2)
-        counts = parallel_text.count_long(tok, texts, add_special=False, special=special, workers=2)
+        found = long_text.encode_long(tok, texts, add_special=False, special=special, workers=2)
+        counts = long_text.count_long(tok, texts, add_special=False, special=special, workers=2)
         if tok.pre_tokenizer.splits_empty_text:
             assert found is None and counts is None  # encoded in one process
         else:
@@ -273,8 +274,8 @@ def test_count_and_encode_long_give_tiktoken_ids(pattern, monkeypatch):
 
 @pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
 def test_count_long_leaves_a_refused_empty_match_to_the_caller(monkeypatch):
-    monkeypatch.setattr(parallel_text, "MIN_CHARS", 1_000)
-    monkeypatch.setattr(parallel_text, "OVERLAP", 64)
+    monkeypatch.setattr(long_text, "MIN_CHARS", 1_000)
+    monkeypatch.setattr(long_text, "OVERLAP", 64)
     pattern = r"[^\sa]+|\s+|(?=a)"
     tok, ref = _pair(pattern, False)
     text = "x" * 5_000 + "aa" + "y" * 5_000  # the first "a" ends "x"'s match: its empty match is skipped
@@ -282,7 +283,7 @@ def test_count_long_leaves_a_refused_empty_match_to_the_caller(monkeypatch):
         ref.encode_ordinary(text)
     where = _empty_positions(pattern, text, False)[0]
     assert where == 5_001
-    assert parallel_text.scanner_for(tok) is not None
-    assert parallel_text.count_long(tok, [text], add_special=False, special="text", workers=2) is None
+    assert parallel.scanner_for(tok) is not None
+    assert long_text.count_long(tok, [text], add_special=False, special="text", workers=2) is None
     with pytest.raises(polytok.EncodeError, match=f"at character {where},"):
         tok.encode(text)

@@ -1,4 +1,4 @@
-"""The local engine: every core of this machine, through `polytok.parallel_runs.map_in_runs`.
+"""The local engine: every core of this machine, through `polytok.parallel.map_in_runs`.
 
 One task is one split (one shard): a worker reads the split itself, encodes its
 documents and sends back only the shard's ids and offsets, so a task is a few
@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterator
 
-from .. import parallel, parallel_runs
+from .. import parallel
 from .readers import Split
 from .shards import Settings, ShardResult, encode_split
 
@@ -63,7 +63,7 @@ def run_local(tok: "Tokenizer", splits: list[Split], settings: Settings, workers
     if head is not None:
         encode_split(tok, head, settings)  # only to warm the caches; the split is encoded in its turn
     here_first = 1 if head is None else 0
-    for index, ok, result in parallel_runs.map_in_runs(job, splits, workers, run_max=RUN_MAX, here_first=here_first):
+    for index, ok, result in parallel.map_in_runs(job, splits, workers, run_max=RUN_MAX, here_first=here_first):
         if not ok:
             job(splits[index])  # raises the worker's error here, with its own type and message
             raise RuntimeError(f"a worker failed where this process did not: {result}")

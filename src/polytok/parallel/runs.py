@@ -1,7 +1,7 @@
 """Many items on every core, in order, with this process as one of the workers.
 
 `map_in_runs` is what the corpus engine uses for its splits. Against
-`parallel.map_in_pool` (a `multiprocessing` pool, this process only collecting):
+`batches.map_in_pool` (a `multiprocessing` pool, this process only collecting):
 
 - This process computes items too, between handing finished ones to its caller,
   so ``workers`` processes compute in all and the caller's own work (writing
@@ -39,7 +39,7 @@ from functools import partial
 from math import ceil
 from typing import Any, Callable, Iterator, Sequence
 
-from .parallel import end_children, fork_child, outcome
+from .batches import end_children, fork_child, outcome
 
 __all__ = ["map_in_runs"]
 
@@ -95,7 +95,7 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
 
     The first `here_first` items are computed here before any child is forked, so
     the children inherit the caches they filled. `fn` reaches the children through
-    ``fork`` (it may be a closure); callers check `parallel.can_fork`.
+    ``fork`` (it may be a closure); callers check `can_fork`.
     """
     count = len(items)
     start = min(here_first, count) if workers > 1 else count

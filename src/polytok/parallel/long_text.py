@@ -2,7 +2,7 @@
 
 `encode_long` and `count_long` take texts (the files of ``polytok count``, say),
 cut the work into one share per worker and join the results. The pipelines
-served are those `text_scan.scanner_for` accepts (byte-level BPE: GPT-2, Llama 3,
+served are those `resumable_scan.scanner_for` accepts (byte-level BPE: GPT-2, Llama 3,
 Qwen, tiktoken, tekken …); for others they return None and the caller encodes in
 one process.
 
@@ -17,7 +17,7 @@ one of two workers idle for 20 % of the run; with the zone but that estimate, th
 worker holding bench_multi still finished 0.2-0.45 s after the other; a zone of
 40 % of the work balanced them no better than 25 % and cost more).
 Each share is whole segments plus parts of the segments at its ends; a part
-runs the scan that can stop (`text_scan`) only where its right end is a seam.
+runs the scan that can stop (`resumable_scan`) only where its right end is a seam.
 This process does share 0 itself while forked workers do the others.
 
 Why a seam joins exactly. The part left of a seam scans the whole text from a
@@ -47,15 +47,15 @@ from bisect import bisect_left
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from ._gc import paused
-from .errors import EmptyMatchError
-from .parallel import can_fork, run_shared
-from .text_scan import Scanner, scanner_for
+from .._gc import paused
+from ..errors import EmptyMatchError
+from .batches import can_fork, run_shared
+from .resumable_scan import Scanner, scanner_for
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from ..tokenizer import Tokenizer
 
-__all__ = ["count_long", "encode_long", "scanner_for", "MIN_CHARS", "OVERLAP"]
+__all__ = ["count_long", "encode_long", "MIN_CHARS", "OVERLAP"]
 
 OVERLAP = 1024  # characters a part scans past its seams
 MIN_CHARS = 200_000  # fewer characters in all are not worth a pool
@@ -389,7 +389,7 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
     """Per text: its ids before the post-processor (or their number), computed as the module notes say."""
     import os
 
-    from .tokenizer import _policy
+    from ..tokenizer import _policy
 
     scanner = scanner_for(tok)
     if scanner is None or workers < 2 or not can_fork() or sum(map(len, texts)) < MIN_CHARS:
@@ -471,7 +471,7 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
                 on_done: Callable[[int], None] | None = None) -> list[list[int]] | None:
     """``[tok.encode(t, ...) for t in texts]``, the work shared over `workers` processes.
 
-    None when the pipeline is not one `text_scan.scanner_for` accepts, `workers` < 2,
+    None when the pipeline is not one `resumable_scan.scanner_for` accepts, `workers` < 2,
     there is no safe ``fork`` or the texts are shorter than `MIN_CHARS` in all: the
     caller encodes in one process then. `on_done(n)` is called in this process with the
     characters every process has finished since its last call, after each of this

@@ -1,4 +1,4 @@
-"""A pre-tokenizer's regex scan run from any position of a text, for `parallel_text`.
+"""A pre-tokenizer's regex scan run from any position of a text, for `long_text`.
 
 `scanner_for` picks out the pipelines whose pre-tokenizer starts with a regex scan
 whose pieces are its matches (and, for ``isolated`` splits, the gaps between them),
@@ -9,7 +9,7 @@ GPT-2, RoBERTa, Llama 3, Qwen, tiktoken and tekken files. Patterns `regex_guard`
 runs under a time bound are left out, and so are splits that keep (or refuse) the
 empty match of an empty text (`split_behavior.RegexSplitter.splits_empty_text`):
 the empty texts between special tokens are pieces there. A scan that meets an
-empty match elsewhere gives up (None), and `parallel_text` encodes that segment
+empty match elsewhere gives up (None), and `long_text` encodes that segment
 through the pre-tokenizer, which keeps, refuses or drops it.
 
 A scan is a function of the text and of the position it starts from: after a
@@ -28,7 +28,7 @@ slice). Two ways to run one, measured on GPT-2's pattern over bench_en (1.9 MB,
   before the end (no bound on how far before holds for every pattern).
 
 So a scan that must stop uses ``finditer`` and one that runs to the end uses
-``findall``; `parallel_text` arranges for one region per seam to need the former.
+``findall``; `long_text` arranges for one region per seam to need the former.
 Where the pattern's owner knows how far past a match's end the text can change it
 (`split_behavior.KnownPattern`: 2 chars for ByteLevel's own GPT-2 pattern, and for
 Llama 3's and Qwen2's but for the runs of white space they read whole), a scan
@@ -48,14 +48,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import regex
 
-from .pre_tokenizers.byte_level import ByteLevel
-from .pre_tokenizers.sequence import Sequence
-from .pre_tokenizers.split import Split
-from .pre_tokenizers.split_behavior import KnownPattern, RegexSplitter
-from .regex_dialect import OnigPattern
+from ..pre_tokenizers.byte_level import ByteLevel
+from ..pre_tokenizers.sequence import Sequence
+from ..pre_tokenizers.split import Split
+from ..pre_tokenizers.split_behavior import KnownPattern, RegexSplitter
+from ..regex_dialect import OnigPattern
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from ..tokenizer import Tokenizer
 
 __all__ = ["Scanner", "scanner_for"]
 
@@ -242,7 +242,7 @@ def _with_gaps(starts: list[int], ends: list[int], pos: int, stop: int, follows:
 
 
 def scanner_for(tok: "Tokenizer") -> Scanner | None:
-    """The scan `parallel_text` can share out for `tok`'s pipeline, or None (see the module notes)."""
+    """The scan `long_text` can share out for `tok`'s pipeline, or None (see the module notes)."""
     pre = tok.pre_tokenizer
     if pre is None or not tok.fast_path:
         return None

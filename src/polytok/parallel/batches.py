@@ -28,7 +28,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from ..tokenizer import Tokenizer
 
 __all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool", "run_shared"]
 

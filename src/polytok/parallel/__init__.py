@@ -1,0 +1,30 @@
+"""Work shared over every core, with exactly the ids one process gives.
+
+- `batches`: `Tokenizer.encode_batch`'s many texts, each encoded whole by one worker;
+  the words the workers add to their caches come back to this process.
+- `runs`: many items in order, in guided runs of consecutive items (the corpus engine).
+- `long_text`: a few long texts cut into shares (``polytok count``), joined where the
+  scans of two shares are proven to agree.
+- `resumable_scan`: the pre-tokenizer's regex scan run from any position of a text,
+  which `long_text` cuts its shares with.
+
+Every worker is a ``fork`` of this process: it inherits the loaded tokenizer and the
+texts, and nothing but items and results is pickled. Where ``fork`` is not safe
+(`can_fork`), callers do the work in one process: the same ids, one core.
+"""
+
+from __future__ import annotations
+
+from .batches import MIN_CHARS as MIN_CHARS
+from .batches import available_workers as available_workers
+from .batches import can_fork as can_fork
+from .batches import encode_in_pool as encode_in_pool
+from .batches import map_in_pool as map_in_pool
+from .batches import run_shared as run_shared
+from .long_text import count_long as count_long
+from .long_text import encode_long as encode_long
+from .resumable_scan import scanner_for as scanner_for
+from .runs import map_in_runs as map_in_runs
+
+__all__ = ["MIN_CHARS", "available_workers", "can_fork", "count_long", "encode_in_pool", "encode_long",
+           "map_in_pool", "map_in_runs", "run_shared", "scanner_for"]
