@@ -16,11 +16,11 @@ texts, and nothing but items and results is pickled. Where ``fork`` is not safe
 from __future__ import annotations
 
 from .batches import MIN_CHARS as MIN_CHARS
-from .batches import available_workers as available_workers
-from .batches import can_fork as can_fork
 from .batches import encode_in_pool as encode_in_pool
 from .batches import map_in_pool as map_in_pool
-from .batches import run_shared as run_shared
+from .fork import available_workers as available_workers
+from .fork import can_fork as can_fork
+from .fork import run_shared as run_shared
 from .long_text import count_long as count_long
 from .long_text import encode_long as encode_long
 from .resumable_scan import scanner_for as scanner_for

@@ -4,12 +4,9 @@
 own, exactly as `Tokenizer.encode` would, so the ids never depend on how the
 batch is cut; only the work is shared out.
 
-The workers are started by ``fork``: they inherit the loaded tokenizer and the
-texts from the parent's memory (copy on write), so nothing is pickled on the
-way in and no worker loads a file; only the ids come back. Where ``fork`` is not
-available (Windows, macOS's default) or other threads are running in the
-process (forking a threaded process can deadlock), the batch is encoded in the
-calling process instead — same ids, one core.
+The workers are forked (`fork`): they inherit the tokenizer and the texts, and only
+the ids come back. Where ``fork`` is not safe (`fork.can_fork`), the batch is encoded
+in the calling process instead — same ids, one core.
 
 A pool costs tens of milliseconds to start, so batches under `MIN_CHARS` stay in the
 calling process.
@@ -17,39 +14,22 @@ calling process.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
-import os
-import pickle
-import signal
-import threading
-from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from .fork import forking, outcome
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
-__all__ = ["MIN_CHARS", "available_workers", "can_fork", "encode_in_pool", "map_in_pool", "run_shared"]
+__all__ = ["MIN_CHARS", "encode_in_pool", "map_in_pool"]
 
 MIN_CHARS = 500_000  # below this a batch is encoded in the calling process
 WARM_SHARE = 2  # this process first encodes 1 / (WARM_SHARE * workers) of the batch itself
 
 # What a forked worker inherits: the function it applies to the items it is sent.
 _JOB: Callable[[Any], Any] | None = None
-
-
-def available_workers() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def can_fork() -> bool:
-    """True when a pool can be started by ``fork`` safely (see the module notes)."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _spans(sizes: list[int], parts: int) -> list[tuple[int, int]]:
@@ -68,30 +48,15 @@ def _spans(sizes: list[int], parts: int) -> list[tuple[int, int]]:
 
 
 def _forked_pool(workers: int) -> Any:
-    """A ``fork`` pool whose workers' garbage collector leaves what they inherit alone:
-    objects are frozen (`gc.freeze`) while the workers start, so a collection in a worker
-    neither walks the loaded tokenizer nor writes to its pages (each write would copy a
-    page the worker shares with this process)."""
-    gc.freeze()
-    try:
+    """A ``fork`` pool whose workers' garbage collector leaves what they inherit alone (`fork.forking`)."""
+    with forking():
         return multiprocessing.get_context("fork").Pool(workers)
-    finally:
-        gc.unfreeze()
 
 
 def _run(job: tuple[int, Any]) -> tuple[int, tuple[bool, Any]]:
     assert _JOB is not None
     index, item = job
     return index, outcome(_JOB, item)
-
-
-def outcome(fn: Callable[[Any], Any], item: Any) -> tuple[bool, Any]:
-    """``(True, fn(item))``, or ``(False, repr(error))``: a worker's result. The caller redoes
-    a failed item itself, so the error surfaces in its process with its own type."""
-    try:
-        return True, fn(item)
-    except Exception as exc:
-        return False, repr(exc)
 
 
 def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
@@ -110,83 +75,6 @@ def map_in_pool(fn: Callable[[Any], Any], items: Sequence[Any], workers: int,
                 yield index, ok, result
     finally:
         _JOB = None
-
-
-def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[bool, Any]]:
-    """``(ok, fn(item) or the error's repr)`` for each item: the first computed in this
-    process while forked workers compute the others, one each, at the same time.
-
-    The workers are bare ``fork`` children that send their pickled outcome down a pipe
-    and exit: with a `multiprocessing` pool the worker started 30 ms later, and the
-    pool took as long again to shut down (a two-worker ``count`` of the bench texts
-    takes about a second). An error in this process's own item propagates (the
-    workers are killed first); callers check `can_fork`.
-    """
-    if len(items) < 2:
-        return [(True, fn(item)) for item in items]
-    children: list[tuple[int, int]] = []
-    try:
-        gc.freeze()  # see _forked_pool
-        try:
-            for item in items[1:]:
-                children.append(fork_child(partial(_send_outcome, fn, item), [fd for _, fd in children]))
-        finally:
-            gc.unfreeze()
-        first = fn(items[0])
-        rest = []
-        while children:
-            rest.append(_child_outcome(*children[0]))
-            children.pop(0)
-    finally:  # this process failed: its workers are not waited for
-        for _, fd in children:
-            os.close(fd)
-        end_children([pid for pid, _ in children])
-    return [(True, first), *rest]
-
-
-def fork_child(body: Callable[[int], None], inherited: list[int]) -> tuple[int, int]:
-    """A forked child that runs ``body(write_end)`` and exits without returning into the
-    caller's code: its pid and the read end of its pipe. The child closes `inherited`
-    (the read ends of its siblings' pipes)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid:
-        os.close(write_end)
-        return pid, read_end
-    status = 1
-    try:
-        for fd in (read_end, *inherited):
-            os.close(fd)
-        body(write_end)
-        status = 0
-    finally:
-        os._exit(status)
-
-
-def end_children(pids: list[int]) -> None:
-    """Kills and reaps children that are no longer wanted (or have already ended)."""
-    for pid in pids:
-        for end in (partial(os.kill, pid, signal.SIGKILL), partial(os.waitpid, pid, 0)):
-            try:
-                end()
-            except OSError:
-                pass
-
-
-def _send_outcome(fn: Callable[[Any], Any], item: Any, write_end: int) -> None:
-    with os.fdopen(write_end, "wb") as out:
-        pickle.dump(outcome(fn, item), out, pickle.HIGHEST_PROTOCOL)
-
-
-def _child_outcome(pid: int, fd: int) -> tuple[bool, Any]:
-    """What a `run_shared` child sent, once it has exited."""
-    with os.fdopen(fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        return False, f"a worker exited without an outcome (wait status {status})"
-    result: tuple[bool, Any] = pickle.loads(data)
-    return result
 
 
 def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from .._gc import paused
 from ..errors import EmptyMatchError
-from .batches import can_fork, run_shared
+from .fork import can_fork, run_shared
 from .resumable_scan import Scanner, scanner_for
 
 if TYPE_CHECKING:

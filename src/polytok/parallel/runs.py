@@ -29,7 +29,6 @@ raises comes back as ``(index, False, repr(error))``, as from `map_in_pool`.
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import queue
@@ -39,7 +38,7 @@ from functools import partial
 from math import ceil
 from typing import Any, Callable, Iterator, Sequence
 
-from .batches import end_children, fork_child, outcome
+from .fork import end_children, fork_child, forking, outcome
 
 __all__ = ["map_in_runs"]
 
@@ -109,12 +108,9 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
     children: list[tuple[int, int]] = []
     readers: list[threading.Thread] = []
     try:
-        gc.freeze()  # a collection in a child neither walks what it inherits nor copies its pages
-        try:
+        with forking():
             for _ in range(workers - 1):
                 children.append(fork_child(partial(_child, fn, rest, claims), [fd for _, fd in children]))
-        finally:
-            gc.unfreeze()
         for number, (_, fd) in enumerate(children):
             readers.append(threading.Thread(target=partial(_drain, fd, number, arrived), daemon=True))
             readers[-1].start()
