@@ -1,11 +1,11 @@
 """RWKV model vs llama.cpp's RWKV session (llama-cpp-python 0.3.36).
 
-llama.cpp ships no RWKV vocabulary file, so `TOKENS` was written as a synthetic
-GGUF (gguf-py 0.19.0, model ``rwkv``, ``<s>`` CONTROL, the rest NORMAL), once
-without and once with ``unknown_token_id`` 3, and each text run through
-``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False, special=False)``;
-`LLAMA_CPP` holds those ids. No text holds a USER_DEFINED token (there is none),
-so the special-token partition leaves every text whole.
+llama.cpp ships no RWKV vocabulary file, so tools/gen_llama_model_goldens.py writes
+`TOKENS` as a synthetic GGUF (`write_gguf`: gguf-py, model ``rwkv``, ``<s>`` CONTROL, the
+rest NORMAL), once without and once with ``unknown_token_id`` 3, and runs each of `TEXTS`
+through ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False, special=False)``;
+`LLAMA_CPP` holds those ids, read from tests/golden/gguf/models/rwkv.json. No text holds a
+USER_DEFINED token (there is none), so the special-token partition leaves every text whole.
 """
 
 from __future__ import annotations
@@ -15,54 +15,30 @@ import pytest
 from polytok.errors import EncodeError
 from polytok.models.rwkv import RWKV, unescape
 
+from ._llama_goldens import synthetic_ids
+from ._llama_goldens import write_gguf as write_vocab_gguf
+
 # token texts as stored in the GGUF (escaped)
 TOKENS = ["<s>", "\\n", "a", "b", "ab", "abc", "\\x41", "\\xAB", "\\t\\r", "\\\\", "\\q", "é", "\\xc3", "<|x|>", "c", " ", "  ", "A"]
 
+TEXTS = ["\t\r", "\n\n", '"', "<s>", "<|x|>a", "A", "\\", "a  b", "ab", "abab", "abc", "abd", "d", "ddab", "q", "zz",
+         "\u00c3x", "\u00e0", "\u00e9"]
+UNK_IDS = {"unk_id=None": None, "unk_id=3": 3}  # variant label -> tokenizer.ggml.unknown_token_id
+VARIANTS = list(UNK_IDS)
 # unknown_token_id -> text -> llama.cpp's ids
-LLAMA_CPP = {None: {'\t\r': [8],
-        '\n\n': [1, 1],
-        '"': [7],
-        '<s>': [0],
-        '<|x|>a': [13, 2],
-        'A': [17],
-        '\\': [9],
-        'a  b': [2, 16, 3],
-        'ab': [4],
-        'abab': [4, 4],
-        'abc': [5],
-        'abd': [4, -1],
-        'd': [-1],
-        'ddab': [-1, -1, 4],
-        'q': [10],
-        'zz': [-1, -1],
-        'Ãx': [12, -1, -1],
-        'à': [12, -1],
-        'é': [11]},
- 3: {'\t\r': [8],
-     '\n\n': [1, 1],
-     '"': [7],
-     '<s>': [0],
-     '<|x|>a': [13, 2],
-     'A': [17],
-     '\\': [9],
-     'a  b': [2, 16, 3],
-     'ab': [4],
-     'abab': [4, 4],
-     'abc': [5],
-     'abd': [4, 3],
-     'd': [3],
-     'ddab': [3, 3, 4],
-     'q': [10],
-     'zz': [3, 3],
-     'Ãx': [12, 3, 3],
-     'à': [12, 3],
-     'é': [11]}}
+LLAMA_CPP = {UNK_IDS[label]: ids for label, ids in synthetic_ids("rwkv").items()}
 
 
-@pytest.mark.parametrize("unk_id", list(LLAMA_CPP))
+def write_gguf(path, variant):
+    """`TOKENS` as the GGUF llama.cpp tokenized (tools/gen_llama_model_goldens.py)."""
+    return write_vocab_gguf(path, "rwkv6", "rwkv", TOKENS, [3] + [1] * (len(TOKENS) - 1), unk_id=UNK_IDS[variant])
+
+
+@pytest.mark.parametrize("unk_id", UNK_IDS.values())
 def test_matches_llama_cpp(unk_id):
     model = RWKV(TOKENS, unk_id)
-    wrong = [(text, ids, model.tokenize(text)) for text, ids in LLAMA_CPP[unk_id].items() if model.tokenize(text) != ids]
+    wrong = [(text, LLAMA_CPP[unk_id][text], model.tokenize(text)) for text in TEXTS
+             if model.tokenize(text) != LLAMA_CPP[unk_id][text]]
     assert not wrong
 
 
@@ -97,22 +73,12 @@ def test_lookups():
     assert model.id_to_token(1) == "\\n" and model.token_bytes(1) == b"\n" and model.id_to_token(99) is None
 
 
-@pytest.mark.parametrize("unk_id", list(LLAMA_CPP))
-def test_loaded_from_a_gguf_file(tmp_path, unk_id):
+@pytest.mark.parametrize("label", VARIANTS)
+def test_loaded_from_a_gguf_file(tmp_path, label):
     """The same vocabulary written as the GGUF llama.cpp read, through polytok.load."""
-    gguf = pytest.importorskip("gguf")
+    pytest.importorskip("gguf")
     import polytok
 
-    path = tmp_path / "rwkv.gguf"
-    writer = gguf.GGUFWriter(str(path), "rwkv6")
-    writer.add_tokenizer_model("rwkv")
-    writer.add_token_list(TOKENS)
-    writer.add_token_types([3] + [1] * (len(TOKENS) - 1))
-    if unk_id is not None:
-        writer.add_unk_token_id(unk_id)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.close()
-    tok = polytok.load(path)
-    for text, ids in LLAMA_CPP[unk_id].items():
-        assert tok.encode(text, add_special=True, special="text") == ids, text
+    tok = polytok.load(write_gguf(tmp_path / "rwkv.gguf", label))
+    for text in TEXTS:
+        assert tok.encode(text, add_special=True, special="text") == LLAMA_CPP[UNK_IDS[label]][text], text

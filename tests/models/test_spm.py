@@ -1,8 +1,9 @@
 """SPM (score-merge BPE) vs llama.cpp's SPM session (llama-cpp-python 0.3.36).
 
-llama.cpp only tokenizes whole GGUF files, so the expected ids below were recorded
-once: the vocabulary `VOCAB` was written as a GGUF (gguf-py 0.19.0, model
-``llama``, add_space_prefix default true) and run through
+llama.cpp only tokenizes whole GGUF files, so the expected ids are frozen in
+tests/golden/gguf/models/spm.json by tools/gen_llama_model_goldens.py: it writes the
+vocabulary `VOCAB` as a GGUF (`write_gguf`: gguf-py, model ``llama``, add_space_prefix
+default true) and runs each of `TEXTS` through
 ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False, special=False)``.
 The model is fed what llama.cpp's SPM driver feeds its session: ``" " + text``
 with every space replaced by ``"▁"``. (The same comparison over the edge-case
@@ -23,6 +24,9 @@ from polytok.models.spm import SPM
 from polytok.normalizers.prepend import Prepend
 from polytok.normalizers.replace import Replace
 
+from ._llama_goldens import synthetic_ids
+from ._llama_goldens import write_gguf as write_vocab_gguf
+
 NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
 VOCAB = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL), ("<0xC3>", 0.0, BYTE),
          ("<0xA9>", 0.0, BYTE), ("<0x21>", 0.0, BYTE), ("<0x0A>", 0.0, BYTE), ("▁", -1.0, NORMAL),
@@ -37,39 +41,18 @@ VOCAB = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL),
          ("r", -2.0, NORMAL), ("s", -2.0, NORMAL), ("pq", -1.0, NORMAL), ("rs", -2.0, NORMAL),
          ("pqr", -4.0, NORMAL), ("spq", -4.0, NORMAL)]
 
+TEXTS = ["abc", "abcd", "bcd", "abab", "<x>", "a<x>b", "efg", "aa", "aaa", "aaaa", "aaaaa", "\u00e9", "a\u00e9b",
+         "!", "a!", "uu", "uuu", " a", "  a", "a  b", "ab cd", "   ", "<x", "x>", "\u00e9\u00e9", "ijk", "jkij",
+         "ijkjk", "pqrs", "rspq", "pqr", "spq"]
+VARIANTS = ["default"]
 # llama.cpp's ids for each text (see the module docstring for how they were recorded).
-LLAMA_CPP = {"abc": [28, 13],
- "abcd": [28, 9, 14],
- "bcd": [7, 9, 14],
- "abab": [28, 9, 12],
- "<x>": [7, 20],
- "a<x>b": [28, 20, 9],
- "efg": [7, 25, 23],
- "aa": [28, 8],
- "aaa": [28, 26],
- "aaaa": [28, 27],
- "aaaaa": [28, 27, 8],
- "é": [7, 3, 4],
- "aéb": [28, 3, 4, 9],
- "!": [7, 31],
- "a!": [28, 31],
- "uu": [7, 30],
- "uuu": [7, 30, 29],
- " a": [32, 8],
- "  a": [32, 28],
- "a  b": [28, 32, 9],
- "ab cd": [28, 9, 7, 14],
- "   ": [32, 32],
- "<x": [7, 19],
- "x>": [7, 17, 18],
- "éé": [7, 3, 4, 3, 4],
- "ijk": [7, 36, 35],
- "jkij": [7, 37, 36],
- "ijkjk": [7, 36, 35, 37],
- "pqrs": [7, 42, 43],
- "rspq": [7, 43, 42],
- "pqr": [7, 44],
- "spq": [7, 45]}
+LLAMA_CPP = synthetic_ids("spm").get("default", {})
+
+
+def write_gguf(path, variant="default"):
+    """`VOCAB` as the GGUF llama.cpp tokenized (tools/gen_llama_model_goldens.py)."""
+    return write_vocab_gguf(path, "llama", "llama", [piece for piece, _, _ in VOCAB],
+                            [kind for _, _, kind in VOCAB], scores=[score for _, score, _ in VOCAB])
 
 
 def model():
@@ -83,14 +66,14 @@ def spm_input(text):
 def test_driver_whitespace_is_replace_then_prepend():
     # llama.cpp's SPM driver: " " + fragment, then every " " -> "▁" (add_space_prefix true).
     normalizers = (Replace(" ", "\u2581"), Prepend("\u2581"))
-    for text in [*LLAMA_CPP, " ", "  x  ", "\t a"]:
+    for text in [*TEXTS, " ", "  x  ", "\t a"]:
         normalized = text
         for normalizer in normalizers:
             normalized = normalizer.normalize(normalized)
         assert normalized == spm_input(text)
 
 
-@pytest.mark.parametrize("text", sorted(LLAMA_CPP))
+@pytest.mark.parametrize("text", TEXTS)
 def test_matches_llama_cpp(text):
     ours = model().tokenize(spm_input(text))
     expected = LLAMA_CPP[text]
@@ -139,3 +122,13 @@ def test_real_vocabularies_match_llama_cpp_goldens(name):
     assert len(rows) > 200
     wrong = [(text, ids) for text, ids in rows if m.tokenize(spm_input(text) if text else "") != ids]
     assert not wrong, wrong[:3]
+
+
+def test_loaded_from_a_gguf_file(tmp_path):
+    """The same vocabulary written as the GGUF llama.cpp read, through polytok.load (no BOS, as recorded)."""
+    pytest.importorskip("gguf")
+    import polytok
+
+    tok = polytok.load(write_gguf(tmp_path / "spm.gguf"))
+    for text in TEXTS:
+        assert tok.encode(text, add_special=False, special="text") == LLAMA_CPP[text], text

@@ -2,10 +2,11 @@
 
 Expected ids come from llama.cpp only (llama-cpp-python 0.3.36):
 
-* `LLAMA_CPP`: the vocabulary `VOCAB` was written four times as a GGUF (gguf-py
-  0.19.0, model ``t5``, the precompiled charsmap of ggml-vocab-nomic-bert-moe,
-  each combination of add_space_prefix / remove_extra_whitespaces) and every text
-  run through ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False,
+* `LLAMA_CPP` (tests/golden/gguf/models/unigram.json): tools/gen_llama_model_goldens.py
+  writes the vocabulary `VOCAB` four times as a GGUF (`write_gguf`: gguf-py, model
+  ``t5``, unknown_token_id 0, the precompiled charsmap of ggml-vocab-nomic-bert-moe,
+  each combination of add_space_prefix / remove_extra_whitespaces) and runs each of
+  `TEXTS` through ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False,
   special=False)``. No text contains a USER_DEFINED token's text, so llama.cpp's
   special-token partition leaves it whole.
 * the real ggml-vocab-nomic-bert-moe against the frozen goldens of
@@ -18,8 +19,12 @@ import struct
 
 import pytest
 
+from polytok.formats.gguf_keys import Tokenizer as Keys
 from polytok.models.unigram import Unigram
 from polytok.normalizers.precompiled import Precompiled
+
+from ._llama_goldens import synthetic_ids, vocabulary
+from ._llama_goldens import write_gguf as write_vocab_gguf
 
 NORMAL, UNKNOWN, CONTROL, USER, UNUSED, BYTE = 1, 2, 3, 4, 5, 6  # GGUF token types
 
@@ -30,103 +35,30 @@ VOCAB = [("<unk>", 0.0, UNKNOWN), ("<s>", 0.0, CONTROL), ("</s>", 0.0, CONTROL),
          ("ﬁx", -1.0, USER), ("f", -3.0, NORMAL), ("i", -3.0, NORMAL), ("fi", -4.0, NORMAL), ("u", -3.0, NORMAL),
          ("uu", -1.0, UNUSED), ("q", -20.0, NORMAL), ("▁k", -15.0, NORMAL), ("▁m", -40.0, UNUSED)]
 
+TEXTS = ["ab", "abc", "a b", "xy", "zz", "zzz", "uu", "QQ", "aQQb", "QaQ", "k", " a", "a  b  ", "  ", "\ufb01y",
+         "\ufb01", "\uff21\uff42", "a\u3000b", "\uff76\uff9e", "a\tb", "q", "\xa0a", "m", "zz zz"]
+# variant label -> (add_space_prefix, remove_extra_whitespaces)
+FLAGS = {f"add_space_prefix={a} remove_extra_whitespaces={r}": (a, r) for a, r in
+         [(True, False), (False, False), (False, True), (True, True)]}
+VARIANTS = list(FLAGS)
 # (add_space_prefix, remove_extra_whitespaces) -> text -> llama.cpp's ids
-LLAMA_CPP = {(True, False): {'ab': [9, 6],
-                 'abc': [9, 6, 7],
-                 'a b': [9, 4, 6],
-                 'xy': [4, 11, 12],
-                 'zz': [15],
-                 'zzz': [15, 14],
-                 'uu': [4, 21],
-                 'QQ': [4, 0],
-                 'aQQb': [9, 0, 6],
-                 'QaQ': [4, 0, 5, 0],
-                 'k': [23],
-                 ' a': [4, 9],
-                 'a  b  ': [9, 4, 4, 6, 4, 4],
-                 '  ': [4, 4],
-                 'ﬁy': [4, 0, 12],
-                 'ﬁ': [4, 0],
-                 'Ａｂ': [4, 0],
-                 'a\u3000b': [9, 4, 6],
-                 'ｶﾞ': [4, 0],
-                 'a\tb': [9, 4, 6],
-                 'q': [4, 22],
-                 '\xa0a': [4, 9],
-                 'm': [4, 0],
-                 'zz zz': [15, 15]},
- (False, False): {'ab': [8],
-                  'abc': [8, 7],
-                  'a b': [5, 4, 6],
-                  'xy': [11, 12],
-                  'zz': [14, 14],
-                  'zzz': [14, 14, 14],
-                  'uu': [21],
-                  'QQ': [0],
-                  'aQQb': [5, 0, 6],
-                  'QaQ': [0, 5, 0],
-                  'k': [0],
-                  ' a': [9],
-                  'a  b  ': [5, 4, 4, 6, 4, 4],
-                  '  ': [4, 4],
-                  'ﬁy': [0, 12],
-                  'ﬁ': [0],
-                  'Ａｂ': [0],
-                  'a\u3000b': [5, 4, 6],
-                  'ｶﾞ': [0],
-                  'a\tb': [5, 4, 6],
-                  'q': [22],
-                  '\xa0a': [9],
-                  'm': [0],
-                  'zz zz': [14, 14, 15]},
- (False, True): {'ab': [9, 6],
-                 'abc': [9, 6, 7],
-                 'a b': [9, 4, 6],
-                 'xy': [4, 11, 12],
-                 'zz': [15],
-                 'zzz': [15, 14],
-                 'uu': [4, 21],
-                 'QQ': [4, 0],
-                 'aQQb': [9, 0, 6],
-                 'QaQ': [4, 0, 5, 0],
-                 'k': [23],
-                 ' a': [9],
-                 'a  b  ': [9, 4, 6],
-                 '  ': [],
-                 'ﬁy': [4, 0, 12],
-                 'ﬁ': [4, 0],
-                 'Ａｂ': [4, 0],
-                 'a\u3000b': [9, 4, 6],
-                 'ｶﾞ': [4, 0],
-                 'a\tb': [9, 4, 6],
-                 'q': [4, 22],
-                 '\xa0a': [9],
-                 'm': [4, 0],
-                 'zz zz': [15, 15]},
- (True, True): {'ab': [9, 6],
-                'abc': [9, 6, 7],
-                'a b': [9, 4, 6],
-                'xy': [4, 11, 12],
-                'zz': [15],
-                'zzz': [15, 14],
-                'uu': [4, 21],
-                'QQ': [4, 0],
-                'aQQb': [9, 0, 6],
-                'QaQ': [4, 0, 5, 0],
-                'k': [23],
-                ' a': [9],
-                'a  b  ': [9, 4, 6],
-                '  ': [],
-                'ﬁy': [4, 0, 12],
-                'ﬁ': [4, 0],
-                'Ａｂ': [4, 0],
-                'a\u3000b': [9, 4, 6],
-                'ｶﾞ': [4, 0],
-                'a\tb': [9, 4, 6],
-                'q': [4, 22],
-                '\xa0a': [9],
-                'm': [4, 0],
-                'zz zz': [15, 15]}}
+LLAMA_CPP = {FLAGS[label]: ids for label, ids in synthetic_ids("unigram").items()}
+
+
+def write_gguf(path, variant, charsmap=None):
+    """`VOCAB` as the GGUF llama.cpp tokenized (tools/gen_llama_model_goldens.py): model t5, the
+    precompiled charsmap of ggml-vocab-nomic-bert-moe (`nomic_charsmap`), the variant's flags."""
+    add_prefix, remove_extra = FLAGS[variant]
+    return write_vocab_gguf(path, "t5", "t5", [piece for piece, _, _ in VOCAB], [kind for _, _, kind in VOCAB],
+                            scores=[score for _, score, _ in VOCAB], unk_id=0,
+                            flags={Keys.ADD_PREFIX: add_prefix, Keys.REMOVE_EXTRA_WS: remove_extra},
+                            charsmap=nomic_charsmap() if charsmap is None else charsmap)
+
+
+def nomic_charsmap(kv=None):
+    """The precompiled charsmap of ggml-vocab-nomic-bert-moe (the GGUF stores it as int8 or uint8)."""
+    kv = vocabulary("nomic-bert-moe") if kv is None else kv
+    return bytes(b & 0xFF for b in kv[Keys.PRECOMPILED_CHARSMAP])
 
 
 def float32(x):
@@ -151,15 +83,12 @@ def llama_normalizer(blob, vocab, add_space_prefix, remove_extra_whitespaces):
 
 @pytest.fixture(scope="module")
 def nomic():
-    from ._llama_goldens import Keys, vocabulary
-
     return vocabulary("nomic-bert-moe"), Keys
 
 
 @pytest.fixture(scope="module")
 def charsmap(nomic):
-    kv, keys = nomic
-    return bytes(b & 0xFF for b in kv[keys.PRECOMPILED_CHARSMAP])
+    return nomic_charsmap(nomic[0])
 
 
 def encode(blob, flags, text, **changes):
@@ -167,10 +96,10 @@ def encode(blob, flags, text, **changes):
     return llama_unigram(VOCAB, **changes).tokenize(normalizer.normalize(text)) if text else []
 
 
-@pytest.mark.parametrize("flags", list(LLAMA_CPP))
+@pytest.mark.parametrize("flags", FLAGS.values())
 def test_synthetic_vocabulary_matches_llama_cpp(charsmap, flags):
-    wrong = [(text, ids, encode(charsmap, flags, text)) for text, ids in LLAMA_CPP[flags].items()
-             if encode(charsmap, flags, text) != ids]
+    wrong = [(text, LLAMA_CPP[flags][text], encode(charsmap, flags, text)) for text in TEXTS
+             if encode(charsmap, flags, text) != LLAMA_CPP[flags][text]]
     assert not wrong
 
 
@@ -201,12 +130,12 @@ def test_space_rules(charsmap, flags, expected):
     assert llama_normalizer(charsmap, VOCAB, *flags).normalize(" a  b ") == expected
 
 
-@pytest.mark.parametrize("flags", list(LLAMA_CPP))
+@pytest.mark.parametrize("flags", FLAGS.values())
 def test_aligned_path_gives_the_same_text(charsmap, flags):
     from polytok.normalized import NormalizedString
 
     normalizer = llama_normalizer(charsmap, VOCAB, *flags)
-    for text in [*LLAMA_CPP[flags], " a  b ", "\uff21\u3000\u00e9 "]:
+    for text in [*TEXTS, " a  b ", "\uff21\u3000\u00e9 "]:
         ns = NormalizedString.from_original(text)
         normalizer.normalize_aligned(ns)
         assert ns.text == normalizer.normalize(text) and len(ns.align) == len(ns.text)
@@ -231,3 +160,15 @@ def test_real_vocabulary_matches_llama_cpp_goldens(nomic, charsmap):
     assert len(rows) > 200
     wrong = [(text, ids) for text, ids in rows if (model.tokenize(normalizer.normalize(text)) if text else []) != ids]
     assert not wrong, wrong[:3]
+
+
+# gguf-py packs the ~240 kB charsmap a byte at a time (~1.5 s a file): one variant runs by default.
+@pytest.mark.parametrize("label", [VARIANTS[0], *(pytest.param(v, marks=pytest.mark.slow) for v in VARIANTS[1:])])
+def test_loaded_from_a_gguf_file(tmp_path, charsmap, label):
+    """The same vocabulary written as the GGUF llama.cpp read, through polytok.load (no BOS/EOS, as recorded)."""
+    pytest.importorskip("gguf")
+    import polytok
+
+    tok = polytok.load(write_gguf(tmp_path / "t5.gguf", label, charsmap))
+    for text in TEXTS:
+        assert tok.encode(text, add_special=False, special="text") == LLAMA_CPP[FLAGS[label]][text], text

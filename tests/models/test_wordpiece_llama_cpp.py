@@ -2,9 +2,10 @@
 
 Expected ids come from llama.cpp only (llama-cpp-python 0.3.36):
 
-* `LLAMA_CPP`: `TOKENS` written as a GGUF (gguf-py 0.19.0, model ``bert``, the
-  first four CONTROL/UNKNOWN, the rest NORMAL) once per combination of
-  ``tokenizer.ggml.normalizer.lowercase`` / ``strip_accents``, and each text run
+* `LLAMA_CPP` (tests/golden/gguf/models/wordpiece.json): tools/gen_llama_model_goldens.py
+  writes `TOKENS` as a GGUF (`write_gguf`: gguf-py, model ``bert``, the first four
+  CONTROL/UNKNOWN and the PAD/UNK/CLS/SEP ids, the rest NORMAL) once per combination of
+  ``tokenizer.ggml.normalizer.lowercase`` / ``strip_accents``, and runs each of `TEXTS`
   through ``llama_cpp.Llama(vocab_only=True).tokenize(text, add_bos=False,
   special=False)``;
 * the real ggml-vocab-bert-bge against the frozen goldens of tests/golden/gguf.
@@ -16,118 +17,37 @@ import sys
 
 import pytest
 
+from polytok.formats.gguf_keys import Tokenizer as Keys
 from polytok.models.wordpiece import WordPiece
 from polytok.normalized import NormalizedString
 from polytok.pre_tokenizers.llama_wordpiece_split import LlamaWordPieceSplit, first_of_nfd
 
+from ._llama_goldens import synthetic_ids
+from ._llama_goldens import write_gguf as write_vocab_gguf
+
+NORMAL, UNKNOWN, CONTROL = 1, 2, 3  # GGUF token types
+
 TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "▁a", "▁b", "b", "▁ab", "c", "▁é", "▁e", "▁A", "▁日", "▁本", "▁€", "€",
           "▁x", "y", "▁,", "▁$", "▁\u00b4", "▁Ω", "▁ω", "▁\u0301", "▁x€", "\n", "▁abc", "bc", "▁\u3000"]
 
+TEXTS = ["A", "a\tb", "a b", "a$b", "a,b", "ab", "abc", "abc,abc", "a\u200bb", "a\u2581b", "a\u3000b", "a\U0002b820b",
+         "a\U0002b920b", "e\u0301", "x \u20acy", "xq", "xq ab", "x\u0301y", "x\u20ac", "\xa0a", "\xb4", "\xc9a", "\xe9",
+         "\u03a9", "\u65e5\u672c", "\ufb01"]
+# variant label -> (lowercase, strip_accents)
+FLAGS = {f"lowercase={lower} strip_accents={strip}": (lower, strip) for lower, strip in
+         [(False, False), (False, True), (True, False), (True, True)]}
+VARIANTS = list(FLAGS)
 # (lowercase, strip_accents) -> text -> llama.cpp's ids
-LLAMA_CPP = {(False, False): {'A': [11],
-                  'a\tb': [4, 5],
-                  'a b': [4, 5],
-                  'a$b': [4, 19, 5],
-                  'a,b': [4, 18, 5],
-                  'ab': [7],
-                  'abc': [26],
-                  'abc,abc': [26, 18, 26],
-                  'a\u200bb': [7],
-                  'a▁b': [4, 5],
-                  'a\u3000b': [4, 5],
-                  'a𫠠b': [1],
-                  'a𫤠b': [4, 1, 5],
-                  'é': [1],
-                  'x €y': [16, 14, 17],
-                  'xq': [1],
-                  'xq ab': [1, 7],
-                  'x́y': [1],
-                  'x€': [24],
-                  '\xa0a': [4],
-                  '´': [20],
-                  'Éa': [1],
-                  'é': [9],
-                  'Ω': [21],
-                  '日本': [12, 13],
-                  'ﬁ': [1]},
- (False, True): {'A': [11],
-                 'a\tb': [4, 5],
-                 'a b': [4, 5],
-                 'a$b': [4, 19, 5],
-                 'a,b': [4, 18, 5],
-                 'ab': [7],
-                 'abc': [26],
-                 'abc,abc': [26, 18, 26],
-                 'a\u200bb': [7],
-                 'a▁b': [4, 5],
-                 'a\u3000b': [4, 5],
-                 'a𫠠b': [1],
-                 'a𫤠b': [4, 1, 5],
-                 'é': [10],
-                 'x €y': [16, 14, 17],
-                 'xq': [1],
-                 'xq ab': [1, 7],
-                 'x́y': [16, 17],
-                 'x€': [24],
-                 '\xa0a': [4],
-                 '´': [20],
-                 'Éa': [1],
-                 'é': [10],
-                 'Ω': [21],
-                 '日本': [12, 13],
-                 'ﬁ': [1]},
- (True, False): {'A': [4],
-                 'a\tb': [4, 5],
-                 'a b': [4, 5],
-                 'a$b': [4, 19, 5],
-                 'a,b': [4, 18, 5],
-                 'ab': [7],
-                 'abc': [26],
-                 'abc,abc': [26, 18, 26],
-                 'a\u200bb': [7],
-                 'a▁b': [4, 5],
-                 'a\u3000b': [4, 5],
-                 'a𫠠b': [1],
-                 'a𫤠b': [4, 1, 5],
-                 'é': [1],
-                 'x €y': [16, 14, 17],
-                 'xq': [1],
-                 'xq ab': [1, 7],
-                 'x́y': [1],
-                 'x€': [24],
-                 '\xa0a': [4],
-                 '´': [20],
-                 'Éa': [1],
-                 'é': [9],
-                 'Ω': [22],
-                 '日本': [12, 13],
-                 'ﬁ': [1]},
- (True, True): {'A': [4],
-                'a\tb': [4, 5],
-                'a b': [4, 5],
-                'a$b': [4, 19, 5],
-                'a,b': [4, 18, 5],
-                'ab': [7],
-                'abc': [26],
-                'abc,abc': [26, 18, 26],
-                'a\u200bb': [7],
-                'a▁b': [4, 5],
-                'a\u3000b': [4, 5],
-                'a𫠠b': [1],
-                'a𫤠b': [4, 1, 5],
-                'é': [10],
-                'x €y': [16, 14, 17],
-                'xq': [1],
-                'xq ab': [1, 7],
-                'x́y': [16, 17],
-                'x€': [24],
-                '\xa0a': [4],
-                '´': [20],
-                'Éa': [1],
-                'é': [10],
-                'Ω': [22],
-                '日本': [12, 13],
-                'ﬁ': [1]}}
+LLAMA_CPP = {FLAGS[label]: ids for label, ids in synthetic_ids("wordpiece").items()}
+
+
+def write_gguf(path, variant):
+    """`TOKENS` as the GGUF llama.cpp tokenized (tools/gen_llama_model_goldens.py)."""
+    lowercase, strip_accents = FLAGS[variant]
+    types = [CONTROL, UNKNOWN, CONTROL, CONTROL] + [NORMAL] * (len(TOKENS) - 4)
+    ids = {Keys.PAD_ID: TOKENS.index("[PAD]"), Keys.BOS_ID: TOKENS.index("[CLS]"), Keys.SEP_ID: TOKENS.index("[SEP]")}
+    return write_vocab_gguf(path, "bert", "bert", TOKENS, types, unk_id=TOKENS.index("[UNK]"), ids=ids,
+                            flags={Keys.NORMALIZER_LOWERCASE: lowercase, Keys.NORMALIZER_STRIP_ACCENTS: strip_accents})
 
 
 def llama_wordpiece(tokens, unk_token="[UNK]"):
@@ -138,11 +58,11 @@ def encode(pre, model, text):
     return [token for word in pre.pre_tokenize(text) for token in model.tokenize(word)]
 
 
-@pytest.mark.parametrize("flags", list(LLAMA_CPP))
+@pytest.mark.parametrize("flags", FLAGS.values())
 def test_synthetic_vocabulary_matches_llama_cpp(flags):
     pre, model = LlamaWordPieceSplit(lowercase=flags[0], strip_accents=flags[1]), llama_wordpiece(TOKENS)
-    wrong = [(text, ids, encode(pre, model, text)) for text, ids in LLAMA_CPP[flags].items()
-             if encode(pre, model, text) != ids]
+    wrong = [(text, LLAMA_CPP[flags][text], encode(pre, model, text)) for text in TEXTS
+             if encode(pre, model, text) != LLAMA_CPP[flags][text]]
     assert not wrong
 
 
@@ -177,3 +97,14 @@ def test_real_vocabulary_matches_llama_cpp_goldens():
     assert len(rows) > 200
     wrong = [(text, ids) for text, ids in rows if encode(pre, model, text) != ids]
     assert not wrong, wrong[:3]
+
+
+@pytest.mark.parametrize("label", VARIANTS)
+def test_loaded_from_a_gguf_file(tmp_path, label):
+    """The same vocabulary written as the GGUF llama.cpp read, through polytok.load (no CLS/SEP, as recorded)."""
+    pytest.importorskip("gguf")
+    import polytok
+
+    tok = polytok.load(write_gguf(tmp_path / "bert.gguf", label))
+    for text in TEXTS:
+        assert tok.encode(text, add_special=False, special="text") == LLAMA_CPP[FLAGS[label]][text], text
