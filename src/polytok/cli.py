@@ -237,7 +237,8 @@ def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_specia
 
 def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
                          workers: int) -> dict[int, int]:
-    """Each file counted whole by one of `workers` forked processes, the largest first."""
+    """Each file counted whole by one of `workers` processes (this one and forked children),
+    the largest first."""
     from . import parallel
 
     def count(name: str) -> tuple[int, int]:
@@ -247,7 +248,7 @@ def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add
     progress = _Progress(sum(sizes))
     totals: dict[int, int] = {}
     order = sorted(range(len(files)), key=lambda i: -sizes[i])
-    for position, ok, result in parallel.map_in_pool(count, [files[i] for i in order], workers, ordered=False):
+    for position, ok, result in parallel.map_in_runs(count, [files[i] for i in order], workers, run_max=1):
         if not ok:
             count(files[order[position]])  # raises the error here, with its message
             raise PolytokError(f"{files[order[position]]}: {result}")

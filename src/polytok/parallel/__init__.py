@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from .batches import MIN_CHARS as MIN_CHARS
 from .batches import encode_in_pool as encode_in_pool
-from .batches import map_in_pool as map_in_pool
 from .fork import available_workers as available_workers
 from .fork import can_fork as can_fork
 from .fork import run_shared as run_shared
@@ -27,4 +26,4 @@ from .resumable_scan import scanner_for as scanner_for
 from .runs import map_in_runs as map_in_runs
 
 __all__ = ["MIN_CHARS", "available_workers", "can_fork", "count_long", "encode_in_pool", "encode_long",
-           "map_in_pool", "map_in_runs", "run_shared", "scanner_for"]
+           "map_in_runs", "run_shared", "scanner_for"]

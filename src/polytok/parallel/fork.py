@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any, Callable, Iterator, Sequence
 
-__all__ = ["available_workers", "can_fork", "end_children", "fork_child", "forking", "outcome", "run_shared"]
+__all__ = ["available_workers", "can_fork", "end_children", "fork_child", "forking", "outcome", "run_shared", "shared_ints"]
 
 
 def available_workers() -> int:
@@ -62,6 +62,12 @@ def forking() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def shared_ints(values: list[int]) -> Any:
+    """Integers this process and the children it forks afterwards all read and write: a
+    shared-memory array with a lock (``with array.get_lock(): ...``)."""
+    return multiprocessing.get_context("fork").Array("q", values)
 
 
 def fork_child(body: Callable[[int], None], inherited: list[int]) -> tuple[int, int]:

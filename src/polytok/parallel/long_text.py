@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from .._gc import paused
 from ..errors import EmptyMatchError
-from .fork import can_fork, run_shared
+from .fork import can_fork, run_shared, shared_ints
 from .resumable_scan import Scanner, scanner_for
 
 if TYPE_CHECKING:
@@ -353,20 +353,18 @@ class _Claims:
     past the last from the back, in an array the forked workers share under its lock."""
 
     def __init__(self, zones: list[list[list[Part]]]) -> None:
-        import multiprocessing
-
         self.zones = zones
-        self.ends = multiprocessing.get_context("fork").Array("i", [n for zone in zones for n in (0, len(zone))])
-        self.done = multiprocessing.get_context("fork").Value("q", 0)  # characters every process has finished
+        self.ends = shared_ints([n for zone in zones for n in (0, len(zone))])
+        self.done = shared_ints([0])  # characters every process has finished
         self.reported = 0  # of `done`, what this process has passed on to its progress callback
 
     def finished(self, chars: int) -> None:
         with self.done.get_lock():
-            self.done.value += chars
+            self.done[0] += chars
 
     def news(self) -> int:
         """Characters finished since the last call (by any process)."""
-        done: int = self.done.value
+        done: int = self.done[0]
         new, self.reported = done - self.reported, done
         return new
 

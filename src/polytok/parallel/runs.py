@@ -1,7 +1,8 @@
 """Many items on every core, in order, with this process as one of the workers.
 
-`map_in_runs` is what the corpus engine uses for its splits. Against
-`batches.map_in_pool` (a `multiprocessing` pool, this process only collecting):
+`map_in_runs` is what the corpus engine uses for its splits, `encode_batch` for its
+spans of texts and ``polytok count`` for whole files. Against a `multiprocessing`
+pool (this process only collecting), which all three used before:
 
 - This process computes items too, between handing finished ones to its caller,
   so ``workers`` processes compute in all and the caller's own work (writing
@@ -24,7 +25,7 @@ bench/corpus.py, gpt2; CPU time 1.19 and 1.22 of one process's, within the noise
 
 A child that dies without sending its items (killed, out of memory) costs only
 time: this process computes what is missing itself. An item whose function
-raises comes back as ``(index, False, repr(error))``, as from `map_in_pool`.
+raises comes back as ``(index, False, repr(error))`` (`fork.outcome`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from functools import partial
 from math import ceil
 from typing import Any, Callable, Iterator, Sequence
 
-from .fork import end_children, fork_child, forking, outcome
+from .fork import end_children, fork_child, forking, outcome, shared_ints
 
 __all__ = ["map_in_runs"]
 
@@ -49,17 +50,15 @@ class _Claims:
     """The next unclaimed item, shared by the forked workers; runs are guided (see the module notes)."""
 
     def __init__(self, count: int, workers: int, run_max: int) -> None:
-        import multiprocessing
-
         self.count, self.workers, self.run_max = count, workers, run_max
-        self.next = multiprocessing.get_context("fork").Value("q", 0)
+        self.next = shared_ints([0])
 
     def take(self) -> range:
         with self.next.get_lock():
-            start = self.next.value
+            start = self.next[0]
             size = max(1, min(self.run_max, ceil((self.count - start) / (2 * self.workers))))
             stop = min(self.count, start + size)
-            self.next.value = max(start, stop)
+            self.next[0] = max(start, stop)
         return range(start, stop)
 
 
