@@ -29,7 +29,8 @@ def _source() -> str:
     return llama_cpp_source_path("llama-vocab.cpp").read_text(encoding="utf-8")
 
 
-def _regex_lists(src: str) -> dict[str, tuple[list[str], bool]]:
+def regex_lists(src: str) -> dict[str, tuple[list[str], bool]]:
+    """Enum name (no prefix) -> (regexes, byte_encode) of the ``llm_tokenizer_bpe`` constructor."""
     start = src.index("struct llm_tokenizer_bpe : llm_tokenizer")
     body = src[start:src.index("std::vector<std::string> regex_exprs;", start)]
     lists = {}
@@ -45,7 +46,8 @@ def _regex_lists(src: str) -> dict[str, tuple[list[str], bool]]:
     return lists
 
 
-def _load_names(src: str) -> dict[str, tuple[str, dict[str, object]]]:
+def load_names(src: str) -> dict[str, tuple[str, dict[str, object]]]:
+    """``tokenizer.ggml.pre`` name -> (enum name, flags ``impl::load`` sets for it)."""
     start = src.index('} else if (tokenizer_pre == "default")')
     chain = src[start:src.index("unknown pre-tokenizer type", start)]
     names = {}
@@ -64,7 +66,7 @@ def _load_names(src: str) -> dict[str, tuple[str, dict[str, object]]]:
 
 
 def test_every_name_load_compares_is_in_the_table_with_its_enum_and_flags() -> None:
-    names = _load_names(_source())
+    names = load_names(_source())
     assert set(names) == set(PRE_TYPES)
     for name, (enum, flags) in names.items():
         entry = PRE_TYPES[name]
@@ -76,7 +78,7 @@ def test_every_name_load_compares_is_in_the_table_with_its_enum_and_flags() -> N
 
 
 def test_regex_lists_are_the_source_strings() -> None:
-    lists = _regex_lists(_source())
+    lists = regex_lists(_source())
     for entry in PRE_TYPES.values():
         regexes, byte_encode = lists[entry.enum.removeprefix("LLAMA_VOCAB_PRE_TYPE_")]
         assert list(entry.regexes) == regexes, entry.name

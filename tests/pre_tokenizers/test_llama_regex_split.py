@@ -1,8 +1,12 @@
 """LlamaRegexSplit against llama.cpp (llama-cpp-python 0.3.36, src/unicode.cpp).
 
-Expected pieces are the worked examples of llama_vocab.md section 8.5, which were produced by
-the compiled ``unicode_regex_split`` (spec: "[verified against the compiled splitter]"), plus
-rules read off unicode.cpp where noted. The Unicode tables are checked, code point by code point,
+Expected pieces are llama.cpp's, frozen in tests/golden/gguf/llama_splits.json by
+tools/gen_llama_split_goldens.py: llama.cpp returns no pieces, only ids, so for each pre type
+the tool writes a BPE vocabulary (every substring of the texts a token, every cut of it a merge)
+in which llama.cpp's BPE makes each piece exactly one token, runs the texts through
+llama-cpp-python's ``tokenize`` and spells the ids. The texts are the worked examples of
+llama_vocab.md section 8.5 and a few that pin single rules; other rules are read off
+unicode.cpp where noted. The Unicode tables are checked, code point by code point,
 against llama.cpp's ``src/unicode-data.cpp``, read from the llama-cpp-python sdist by
 tests/fixtures.py ``llama_cpp_source_path`` (skipped, saying so, when PyPI cannot be reached).
 End-to-end id parity with llama.cpp is the job of the GGUF golden files.
@@ -10,7 +14,10 @@ End-to-end id parity with llama.cpp is the job of the GGUF golden files.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -26,67 +33,63 @@ def split(pre: str, text: str) -> list[str]:
     return LlamaRegexSplit(PRE_TYPES[pre].regexes, byte_encode=False).pre_tokenize(text)
 
 
-WORKED_EXAMPLES = [  # llama_vocab.md 8.5
-    ("gpt-4o", "ÄPFEL", ["Ä", "PFEL"]),
-    ("gpt-4o", "ÉCOLE normale", ["É", "COLE", " normale"]),
-    ("gpt-4o", "iPhone ÜBER", ["i", "Phone", " Ü", "BER"]),
-    ("gpt-4o", "q\u0301x", ["q", "\u0301x"]),
-    ("tiny_aya", "HelloWorld", ["HelloWorld"]),
-    ("tiny_aya", "McDonald'S", ["McDonald'S"]),
-    ("llama3", "DON'T", ["DON", "'T"]),
-    ("llama3", "I'll  go\n\n now", ["I", "'ll", " ", " go", "\n\n", " now"]),
-    ("llama3", "  \n  x", ["  \n", " ", " x"]),
-    ("llama3", "a\r\n\r\nb", ["a", "\r\n\r\n", "b"]),
-    ("gpt-2", "  \n  x", ["  \n ", " x"]),
-    ("gpt-2", "a\r\n\r\nb", ["a", "\r\n\r", "\n", "b"]),
-    ("gpt-2", "x\u00a0y", ["x", "\u00a0", "y"]),
-    ("gpt-2", "a\u001cb", ["a", "\u001c", "b"]),
-    ("deepseek-v3", "ab12345", ["ab", "123", "45"]),
-    ("superbpe", "hello world 123", ["hello world ", "123"]),  # plus an empty piece, which gives no token
-    ("exaone-moe", "hello world 123", ["hello world", " ", "1", "2", "3"]),
-    ("gemma4", "a\u2581\u2581b\n", ["a\u2581\u2581b", "\n"]),
-    ("afmoe", "ab12345", ["ab", "12", "345"]),  # 8.4 C-digits3 [verified]
-    ("tiny_aya", "ab12345", ["ab", "12", "345"]),
+# The texts of llama_vocab.md section 8.5's worked examples (its pieces were taken from the compiled
+# splitter) and texts that pin rules: each cut names the rule it shows.
+WORKED_EXAMPLES = [
+    ("gpt-4o", "\u00c4PFEL"),
+    ("gpt-4o", "\u00c9COLE normale"),
+    ("gpt-4o", "iPhone \u00dcBER"),
+    ("gpt-4o", "q\u0301x"),
+    ("tiny_aya", "HelloWorld"),
+    ("tiny_aya", "McDonald'S"),
+    ("llama3", "DON'T"),
+    ("llama3", "I'll  go\n\n now"),
+    ("llama3", "  \n  x"),
+    ("llama3", "a\r\n\r\nb"),
+    ("gpt-2", "  \n  x"),
+    ("gpt-2", "a\r\n\r\nb"),
+    ("gpt-2", "x\u00a0y"),
+    ("gpt-2", "a\u001cb"),
+    ("deepseek-v3", "ab12345"),
+    ("superbpe", "hello world 123"),  # the split also gives an empty piece, which gives no token
+    ("exaone-moe", "hello world 123"),
+    ("gemma4", "a\u2581\u2581b\n"),
+    ("afmoe", "ab12345"),  # 8.4 C-digits3
+    ("tiny_aya", "ab12345"),
 ]
-
-
-@pytest.mark.parametrize(("pre", "text", "pieces"), WORKED_EXAMPLES)
-def test_worked_examples(pre: str, text: str, pieces: list[str]) -> None:
-    assert split(pre, text) == pieces
-
-
-VERIFIED_WITH_LLAMA_CPP = [
-    # Checked 2026-12-02 with llama-cpp-python 0.3.36 (vocab_only, add_bos=False, special=False) on
-    # the vendored models/ggml-vocab-<name>.gguf: llama.cpp's ids equal the vocab tokens of these
-    # pieces (byte-encoded). In the same way, the fixture edge texts plus ~30 multilingual ones
-    # matched id for id for every pre type (the llama-bpe vocab re-labelled with each pre name
-    # by gguf-py's gguf_new_metadata.py; gemma4/sarvam-moe on the gemma-4 vocab), BPE over
-    # these splits with polytok's BPE; differences left only where the BPE model or the
-    # special-token partition differ, not the split.
-    ("llama3", "1234567", ["123", "456", "7"]),
-    ("qwen2", "123", ["1", "2", "3"]),
-    ("gpt-2", "'S", ["'", "S"]),  # C-gpt2 contractions are lower-case only
-    ("deepseek-llm", "a \n", ["a", " ", "\n"]),  # S-w '$' is the chunk end
-    # the llama-bpe vocab re-labelled with each pre name (gguf_new_metadata.py --pre-tokenizer);
-    # llama.cpp's ids equal polytok's BPE over these pieces
-    ("kimi-k2", "Hello世界abc's 12345 你好，世界！ こんにちは カタカナ 한국어",
-     ["Hello", "世界", "abc's", " ", "123", "45", " ", "你好", "，", "世界", "！", " こんにちは", " カタカナ", " 한국어"]),
-    ("kimi-k2", "a  \n\n  b\r\r  c   ", ["a", "  \n\n", " ", " b", "\r\r", " ", " c", "   "]),
-    ("kimi-k2", "don't WON'T it'S we'Re", ["don't", " WON'T", " it'S", " we'Re"]),
-    ("afmoe", "1 12 123 1234 12345 123456",
-     ["1", " ", "12", " ", "123", " ", "1", "234", " ", "12", "345", " ", "123", "456"]),
-    ("chameleon", "IMGIMGABCZ <sentinel:12> 12:30",
-     ["IMGIMGABCZ", " ", "<", "sentinel", ":", "1", "2", ">", " ", "1", "2", ":", "3", "0"]),
-    ("youtu", "Hello世界abc's 12345 你好，世界！ こんにちは カタカナ 한국어",
-     ["Hello", "世界", "abc's", " ", "1", "2", "3", "4", "5", " ", "你好", "，", "世界", "！", " ", "こんにちは", " ",
-      "カタカナ", " ", "한국어"]),
-    ("deepseek-llm", "Ǉ ᾼ ῼ", ["Ǉ", " ", "ᾼ", " ", "ῼ"]),  # 'ࠀ-一' of the CJK regex holds U+1FBC
+RULES = [
+    ("llama3", "1234567"),  # digits in threes
+    ("qwen2", "123"),  # digits one by one
+    ("gpt-2", "'S"),  # C-gpt2 contractions are lower-case only
+    ("deepseek-llm", "a \n"),  # S-w '$' is the chunk end
+    ("kimi-k2", "Hello\u4e16\u754cabc's 12345 \u4f60\u597d\uff0c\u4e16\u754c\uff01 \u3053\u3093\u306b\u3061\u306f "
+                "\u30ab\u30bf\u30ab\u30ca \ud55c\uad6d\uc5b4"),
+    ("kimi-k2", "a  \n\n  b\r\r  c   "),
+    ("kimi-k2", "don't WON'T it'S we'Re"),
+    ("afmoe", "1 12 123 1234 12345 123456"),
+    ("chameleon", "IMGIMGABCZ <sentinel:12> 12:30"),
+    ("youtu", "Hello\u4e16\u754cabc's 12345 \u4f60\u597d\uff0c\u4e16\u754c\uff01 \u3053\u3093\u306b\u3061\u306f "
+              "\u30ab\u30bf\u30ab\u30ca \ud55c\uad6d\uc5b4"),
+    ("deepseek-llm", "\u01c7 \u1fbc \u1ffc"),  # 'ࠀ-一' of the CJK regex holds U+1FBC
 ]
+CASES = WORKED_EXAMPLES + RULES
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf" / "llama_splits.json"
 
 
-@pytest.mark.parametrize(("pre", "text", "pieces"), VERIFIED_WITH_LLAMA_CPP)
-def test_verified_with_llama_cpp(pre: str, text: str, pieces: list[str]) -> None:
-    assert split(pre, text) == pieces
+@functools.cache
+def llama_cpp_pieces() -> dict[tuple[str, str], list[str]]:
+    """(pre, text) -> llama.cpp's pieces, frozen by tools/gen_llama_split_goldens.py (see the module docstring)."""
+    rows = json.loads(GOLDEN.read_text(encoding="utf-8"))["rows"]
+    return {(pre, text): pieces for pre, text, _, pieces in rows}
+
+
+@pytest.mark.parametrize(("pre", "text"), CASES)
+def test_pieces_equal_llama_cpp(pre: str, text: str) -> None:
+    assert split(pre, text) == llama_cpp_pieces()[pre, text]
+
+
+def test_golden_has_every_case() -> None:
+    assert sorted(llama_cpp_pieces()) == sorted(CASES)
 
 
 def test_digit_groups_glue_preceding_text() -> None:
