@@ -12,7 +12,7 @@ import fixtures
 from polytok.errors import EncodeError, FormatError
 from polytok.normalizers import Precompiled, from_config
 
-from ._harness import aligned, check, edge_texts, random_texts, spm_charsmap
+from ._harness import aligned, check, edge_texts, random_texts, reference_tokenizer, spm_charsmap
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -55,15 +55,17 @@ def test_long_texts(name):
 
 
 def test_deletion_at_piece_start_shifts_offsets():
-    ours = Precompiled(_charsmap("spm-botchan-bpe-1000"))  # nmt_nfkc: C0 controls -> ""
-    assert aligned(ours, "\x01abc") == ("abc", [(0, 1), (1, 2), (2, 3)])
-    assert aligned(ours, "a\x01bc") == ("abc", [(0, 1), (2, 3), (3, 4)])
+    blob = _charsmap("spm-botchan-bpe-1000")  # nmt_nfkc: C0 controls -> ""
+    ours, ref = Precompiled(blob), reference_tokenizer(tokenizers.normalizers.Precompiled(blob))
+    for text, offsets in [("\x01abc", [(0, 1), (1, 2), (2, 3)]), ("a\x01bc", [(0, 1), (2, 3), (3, 4)])]:
+        assert aligned(ours, text) == ("abc", ref.encode(text, add_special_tokens=False).offsets) == ("abc", offsets)
 
 
 def test_whole_cluster_takes_the_shortest_prefix_rule():
-    ours = Precompiled(_charsmap("spm-botchan-bpe-1000"))
-    assert ours.normalize("Ａ\u0301") == "A"  # the mark is dropped with the cluster
-    assert ours.normalize("x\r\n") == "x "  # CR LF is one cluster, replaced by CR's rule
+    blob = _charsmap("spm-botchan-bpe-1000")
+    ours, ref = Precompiled(blob), tokenizers.normalizers.Precompiled(blob)
+    assert ours.normalize("Ａ\u0301") == ref.normalize_str("Ａ\u0301") == "A"  # the mark is dropped with the cluster
+    assert ours.normalize("x\r\n") == ref.normalize_str("x\r\n") == "x "  # CR LF is one cluster, replaced by CR's rule
 
 
 def _blob(units: list[int], pool: bytes) -> bytes:

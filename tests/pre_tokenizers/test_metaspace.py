@@ -34,12 +34,18 @@ def test_replacement_equal_to_space():
 
 
 def test_spec_vectors():
-    split = ours({"type": "Metaspace", "replacement": "\u2581"})
-    assert split.pre_tokenize(" Hello  world") == ["▁Hello", "▁", "▁world"]
-    assert split.pre_tokenize("▁Hello▁▁world▁") == ["▁Hello", "▁", "▁world", "▁"]
-    first = ours({"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False})
+    """The spec's examples; expected pieces are HF's, run live (the literals only say what they are)."""
+    config = {"type": "Metaspace", "replacement": "\u2581"}
+    for text, pieces in [(" Hello  world", ["▁Hello", "▁", "▁world"]),
+                         ("▁Hello▁▁world▁", ["▁Hello", "▁", "▁world", "▁"])]:
+        assert ours(config).pre_tokenize(text) == [p for p, _ in expected(reference(config), text)] == pieces
+    config = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
+    first = ours(config)
+    assert first.pre_tokenize("Hello world", True) == [p for p, _ in expected(reference(config), "Hello world")]
     assert first.pre_tokenize("Hello world", True) == ["▁Hello▁world"]
-    assert first.pre_tokenize("Hello world", False) == ["Hello▁world"]
+    # a later split (not at offset 0): HF prepends nothing there
+    later = [p for p, _ in expected(reference(config), "xHello world", cuts=(1,))][1:]
+    assert first.pre_tokenize("Hello world", False) == later == ["Hello▁world"]
 
 
 def test_first_reads_the_real_original_start():
