@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import polytok
 from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
 from polytok import parallel
-from polytok.parallel import long_text, resumable_scan
+from polytok.parallel import long_text, resumable_scan, shares
 
 tokenizers = pytest.importorskip("tokenizers")
 pytestmark = pytest.mark.skipif(not parallel.can_fork(), reason="no fork start method here")
@@ -148,13 +148,9 @@ def test_count_long_equals_tokenizers_over_texts_with_special_tokens(monkeypatch
 @given(st.lists(st.integers(1, 3000), min_size=1, max_size=12), st.integers(2, 6))
 def test_layout_gives_each_character_to_one_share_or_chunk(lengths, workers):
     """The own parts and zone chunks tile every segment, in order, and a cut leaves at least
-    4 × OVERLAP characters on each side."""
-    old = long_text.OVERLAP
-    long_text.OVERLAP = 16
-    try:
-        layout = long_text._layout([n * 2 for n in lengths], lengths, workers)
-    finally:
-        long_text.OVERLAP = old
+    4 × the overlap characters on each side."""
+    layout = shares.layout([n * 2 for n in lengths], lengths, workers, overlap=16, zone=long_text.ZONE,
+                           chunks=long_text.CHUNKS)
     assert len(layout.own) == workers and len(layout.zones) == workers - 1
     parts = sorted([p for own in layout.own for p in own] + [p for zone in layout.zones for c in zone for p in c])
     covered = {seg: [] for seg in range(len(lengths))}

@@ -8,7 +8,7 @@ one process.
 
 The special-token split and the normalizer run in the calling process, as
 `Tokenizer.encode` runs them, leaving segments of plain text. The segments, in
-order, are laid out as `workers` contiguous shares of about equal estimated work (`_cost`);
+order, are laid out (`shares`) as `workers` contiguous shares of about equal estimated work;
 around each boundary between two shares, `ZONE` of the work is cut into
 `CHUNKS` chunks that the left neighbour takes from the front once its own part
 is done and the right neighbour from the back, so the two finish together
@@ -49,8 +49,10 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from .._gc import paused
 from ..errors import EmptyMatchError
-from .fork import can_fork, run_shared, shared_ints
+from ..special import SpecialTokens
+from .fork import can_fork, run_shared
 from .resumable_scan import Scanner, scanner_for
+from .shares import Layout, Part, ZoneClaims, cost, layout
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -92,112 +94,15 @@ def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool,
     return plan
 
 
-Part = tuple[int, int, int]  # (segment, lo, hi)
-
-
-class _Layout(NamedTuple):
-    """Who does what: each worker's own parts, and between neighbours k and k + 1 a zone
-    of chunks that worker k takes from the front and worker k + 1 from the back."""
-
-    own: list[list[Part]]
-    zones: list[list[list[Part]]]
-
-
-def _cost(text: str) -> int:
-    """A segment's estimated work: its characters, and twice each UTF-8 byte past the first of
-    a character. Fitted on GPT-2's cold encode of the bench texts (µs per character: bench_en
-    0.36, bench_code 0.27, bench_multi 0.68, where a third of the bytes are such extra bytes);
-    plain UTF-8 size put too little in the share holding bench_multi. A long text's extra bytes
-    are counted on one block of `_BLOCK` characters in each `_STRIDE` (encoding all of the
-    bench texts took 10 ms, before any worker starts)."""
-    n = len(text)
-    if text.isascii():
-        return n
-    if n <= 4 * _STRIDE:
-        return n + 2 * (len(text.encode("utf-8", "surrogatepass")) - n)
-    blocks = [text[i:i + _BLOCK] for i in range(0, n, _STRIDE)]
-    sampled = sum(map(len, blocks))
-    extra = len("".join(blocks).encode("utf-8", "surrogatepass")) - sampled
-    return n + 2 * extra * n // sampled
-
-
-_BLOCK, _STRIDE = 2048, 32768  # `_cost`'s sample of a long text
-
-
-def _layout(sizes: list[int], lengths: list[int], workers: int) -> _Layout:
-    """Shares of about equal UTF-8 size, their boundaries widened into zones of `ZONE`
-    of the work each, cut into `CHUNKS` chunks (see the module notes)."""
-    total = sum(sizes)
-    targets: list[tuple[float, int]] = []  # (cost position, what starts there: own k or zone k's chunk)
-    half = min(ZONE, 0.8 / workers) * total / 2
-    for k in range(1, workers):
-        mid = total * k / workers
-        targets.append((mid - half, -k))  # -k: zone k - 1 starts
-        targets += [(mid - half + 2 * half * c / CHUNKS, -k) for c in range(1, CHUNKS)]
-        targets.append((mid + half, k))  # worker k's own part starts
-    cuts = _cuts(sizes, lengths, [t for t, _ in targets])
-    own: list[list[Part]] = [[] for _ in range(workers)]
-    zones: list[list[list[Part]]] = [[] for _ in range(workers - 1)]
-    start = (0, 0)
-    owner = 0
-    for (_, label), cut in zip(targets + [(total, 0)], cuts + [(len(sizes), 0)]):
-        parts = _parts(lengths, start, cut)
-        if owner >= 0:
-            own[owner] += parts
-        elif parts:
-            zones[-owner - 1].append(parts)
-        start, owner = cut, label
-    return _Layout(own, zones)
-
-
-def _cuts(sizes: list[int], lengths: list[int], targets: list[float]) -> list[tuple[int, int]]:
-    """Each cost position (ascending) as ``(segment, char)``; a segment is cut only where
-    both sides keep at least 4 × `OVERLAP` characters, else at the nearer end of the part."""
-    least = 4 * OVERLAP
-    out: list[tuple[int, int]] = []
-    seg = acc = 0
-    last = (0, 0)
-    for target in targets:
-        while seg < len(sizes) and acc + sizes[seg] <= target:
-            acc += sizes[seg]
-            seg += 1
-        if seg == len(sizes):
-            cut = (seg, 0)
-        else:
-            n = lengths[seg]
-            lo = last[1] if last[0] == seg else 0
-            x = max(lo, min(n, round((target - acc) * n / sizes[seg])))
-            if x - lo >= least and n - x >= least:
-                cut = (seg, x)
-            else:
-                cut = (seg, lo) if x - lo < n - x else (seg + 1, 0)
-        cut = max(cut, last)
-        out.append(cut)
-        last = cut
-    return out
-
-
-def _parts(lengths: list[int], start: tuple[int, int], stop: tuple[int, int]) -> list[Part]:
-    """The ``(segment, lo, hi)`` parts between two positions."""
-    parts: list[Part] = []
-    seg, lo = start
-    while (seg, lo) < stop and seg < len(lengths):
-        hi = stop[1] if seg == stop[0] else lengths[seg]
-        if hi > lo:
-            parts.append((seg, lo, hi))
-        seg, lo = seg + 1, 0
-    return parts
-
-
-def _long_piece_at_a_cut(scanner: Scanner, segments: list[_Segment], layout: _Layout) -> bool:
+def _long_piece_at_a_cut(scanner: Scanner, segments: list[_Segment], shares: Layout) -> bool:
     """Whether a piece of `LONG_PIECE` characters or more runs on from a place where a segment
     is cut. Such a piece (a text of one letter, CJK without punctuation: text with no split
     points) is scanned and merged whole by every part that reaches it, so sharing the work
     would multiply it many times over (bench/README.md has the numbers). The
     match from the cut itself stands for the piece across it, a run of letters being one
     from any of its positions; a short probe first, the long one only where it runs out."""
-    parts = [part for own in layout.own for part in own]
-    parts += [part for zone in layout.zones for chunk in zone for part in chunk]
+    parts = [part for own in shares.own for part in own]
+    parts += [part for zone in shares.zones for chunk in zone for part in chunk]
     return any(lo > 0 and _runs_on(scanner, segments[index].text, lo) for index, lo, _ in parts)
 
 
@@ -348,58 +253,25 @@ def _segment_result(tok: "Tokenizer", scanner: Scanner, seg: _Segment, parts: li
         parts[value:value + 2] = [(lo, hi, merged)]
 
 
-class _Claims:
-    """Which zone chunks are still free: per zone, the next chunk from the front and one
-    past the last from the back, in an array the forked workers share under its lock."""
-
-    def __init__(self, zones: list[list[list[Part]]]) -> None:
-        self.zones = zones
-        self.ends = shared_ints([n for zone in zones for n in (0, len(zone))])
-        self.done = shared_ints([0])  # characters every process has finished
-        self.reported = 0  # of `done`, what this process has passed on to its progress callback
-
-    def finished(self, chars: int) -> None:
-        with self.done.get_lock():
-            self.done[0] += chars
-
-    def news(self) -> int:
-        """Characters finished since the last call (by any process)."""
-        done: int = self.done[0]
-        new, self.reported = done - self.reported, done
-        return new
-
-    def take(self, zone: int, front: bool) -> list[Part] | None:
-        """The next free chunk of `zone` from its front (or back), or None when none is left."""
-        ends = self.ends
-        with ends.get_lock():
-            first, stop = ends[2 * zone], ends[2 * zone + 1]
-            if first >= stop:
-                return None
-            if front:
-                ends[2 * zone] = first + 1
-                return self.zones[zone][first]
-            ends[2 * zone + 1] = stop - 1
-            return self.zones[zone][stop - 1]
-
-
 def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special: Any, workers: int,
                  on_done: Callable[[int], None] | None, want_ids: bool) -> list[Any] | None:
     """Per text: its ids before the post-processor (or their number), computed as the module notes say."""
     import os
 
-    from ..tokenizer import _policy
-
     scanner = scanner_for(tok)
     if scanner is None or workers < 2 or not can_fork() or sum(map(len, texts)) < MIN_CHARS:
         return None
-    parse = _policy(tok.default_special if special is None else special)
+    try:
+        parse = SpecialTokens(tok.default_special if special is None else special) is SpecialTokens.PARSE
+    except ValueError:  # not a policy: the caller's encode in one process names it
+        return None
     segments: list[_Segment] = []
     plans = [_plan(tok, scanner, text, parse, segments) for text in texts]
     lengths = [len(seg.text) for seg in segments]
-    layout = _layout([_cost(seg.text) for seg in segments], lengths, workers)
-    if _long_piece_at_a_cut(scanner, segments, layout):
+    shares = layout([cost(seg.text) for seg in segments], lengths, workers, overlap=OVERLAP, zone=ZONE, chunks=CHUNKS)
+    if _long_piece_at_a_cut(scanner, segments, shares):
         return None
-    claims = _Claims(layout.zones)
+    claims = ZoneClaims(shares.zones)
     here = os.getpid()
     views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
 
@@ -420,9 +292,9 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
                 if on_done is not None and os.getpid() == here:
                     on_done(claims.news())
 
-        do(layout.own[k])
+        do(shares.own[k])
         for zone, front in ((k, True), (k - 1, False)):  # the zone after this share, then the one before
-            while 0 <= zone < len(layout.zones) and (chunk := claims.take(zone, front)) is not None:
+            while 0 <= zone < len(shares.zones) and (chunk := claims.take(zone, front)) is not None:
                 do(chunk)
         return out
 
@@ -470,8 +342,8 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
     """``[tok.encode(t, ...) for t in texts]``, the work shared over `workers` processes.
 
     None when the pipeline is not one `resumable_scan.scanner_for` accepts, `workers` < 2,
-    there is no safe ``fork`` or the texts are shorter than `MIN_CHARS` in all: the
-    caller encodes in one process then. `on_done(n)` is called in this process with the
+    there is no safe ``fork``, the texts are shorter than `MIN_CHARS` in all or `special`
+    is not a `SpecialTokens` policy: the caller encodes in one process then. `on_done(n)` is called in this process with the
     characters every process has finished since its last call, after each of this
     process's parts and once at the end.
     """
