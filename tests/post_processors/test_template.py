@@ -105,6 +105,8 @@ def test_fast_path_matches_template_walk():
         [{"SpecialToken": {"id": "s", "type_id": 0}}, SEQ_A, SEQ_A],
         [SEQ_B, {"SpecialToken": {"id": "s", "type_id": 1}}, SEQ_A],
         {"s": {"id": "s", "ids": [9, 10], "tokens": ["x", "y"]}}), "post_processor")
+    # by construction: "s" stands for ids 9, 10, single is s A A and pair is B s A (without special
+    # tokens: the sequences alone, in template order, as HF does for the B-first templates of test_templates)
     assert proc.process_ids([1, 2], None, True) == [9, 10, 1, 2, 1, 2]
     assert proc.process_ids([1, 2], [3], True) == [3, 9, 10, 1, 2]
     assert proc.process_ids([1, 2], [3], False) == [3, 1, 2]
