@@ -25,7 +25,7 @@ does instead, or names the difference and does not compare that text:
   is compared with the tokenizer.json read again with its normalizer dropped and
   ``ignore_merges`` as the GGUF has it;
 - ``eog-text``: llama.cpp makes its end-of-generation texts (``</s>``,
-  ``<|im_end|>``, … `polytok.special.LLAMA_EOG_TEXTS`) control tokens whatever the
+  ``<|im_end|>``, … `polytok.formats.gguf_token_attrs.LLAMA_EOG_TEXTS`) control tokens whatever the
   file says, so a base-vocabulary ``</s>`` is one token in parse mode;
 - ``added-made-control``: an added token HF keeps non-special (matched even with
   ``encode_special_tokens``) that the converter writes CONTROL, because it looks
@@ -64,7 +64,7 @@ from pathlib import Path
 from .convert_texts import CHECK_TEXTS
 from .errors import PolytokError
 from .formats import folder as folder_files
-from .special import LLAMA_EOG_TEXTS
+from .formats.gguf_token_attrs import LLAMA_EOG_TEXTS
 from .tokenizer import Tokenizer
 
 __all__ = ["ConversionCheckError", "CheckReport", "DIFFERENCES", "check_gguf"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from polytok.special import ATTR_NORMAL, llama_specials
+from polytok.formats.gguf_token_attrs import ATTR_NORMAL, llama_specials
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "gguf" / "synthetic"

@@ -9,6 +9,10 @@ runs over a model folder: special ids are found by looking a config's
 with no tokenizer.json gets them only from ``config.json``'s ``<type>_token_id``);
 add_bos/add_eos/add_sep come from the tokenizer.json post-processor, then from
 ``add_<type>_token``. Written to the GGUF by `polytok.formats.gguf_writer`.
+
+This is the writer side. What llama.cpp makes of a GGUF's special tokens when
+it loads one (attributes, ids found by text, the EOG set) is the reader side,
+`polytok.formats.gguf_token_attrs`.
 """
 
 from __future__ import annotations
