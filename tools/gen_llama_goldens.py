@@ -44,7 +44,7 @@ SYNTHETIC_TEXTS = ["plain text", "a<|im_end|>b", "x<turn|> y", "<s>Hello</s>", "
                    "<|end|> <|return|> <|channel|>x <|call|>", "</s><|tool_response>", "a </s> b",
                    "a <|user|>  b <s> c </s>  d <unk> e <|endoftext|>  f", "x  <mask>  y <pad>",
                    "  <u><u>XY YZW  ", "a ' b 's 're 't 'll 'd 'm 've 'x", "Hello ? yes , no . ok ! end",
-                   "x '  ' y ' 's", "' 's ' 're", " 's 'm ' ' '"]
+                   "x '  ' y ' 's", "' 's ' 're", " 's 'm ' ' '", "x  [MASK]  y <unused0> <unused1>z"]
 
 NAMES = ["aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4",
          "gpt-2", "gpt-neox", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe", "phi-3", "qwen2", "qwen35",

@@ -18,7 +18,11 @@ text can use (bytes 0x00 0x01; llama.cpp refuses a BPE file without merges):
   ordinary word);
 - ``phi3-names``: general.name "phi-3-synthetic" (every special token gets RSTRIP,
   ``</s>`` too, and ``<unk>``/``<s>``/``<|endoftext|>`` lose it) with ``<|user|>`` CONTROL;
-- ``jina-mask``: pre ``jina-v2-code`` (``<mask>`` gets LSTRIP).
+- ``jina-mask``: pre ``jina-v2-code`` (``<mask>`` gets LSTRIP);
+- ``unused-mask``: general.name "Modern-BERT-synthetic" (lowercased, it names
+  modern-bert: ``[MASK]`` gets LSTRIP), a CONTROL ``<unused0>`` (a control text
+  holding "unused" is also UNUSED) and a USER_DEFINED ``<unused1>`` (not: the rule
+  reads CONTROL tokens only).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ RULES = {
                    [("<unk>", UNKNOWN), ("<s>", CONTROL), ("</s>", CONTROL), ("<|endoftext|>", CONTROL),
                     ("<|user|>", CONTROL)]),
     "jina-mask": ("synthetic-jina", "jina-v2-code", [("<mask>", CONTROL), ("<pad>", CONTROL)]),
+    "unused-mask": ("Modern-BERT-synthetic", "gpt-2",
+                    [("<unused0>", CONTROL), ("<unused1>", USER_DEFINED), ("[MASK]", CONTROL)]),
 }
 
 
