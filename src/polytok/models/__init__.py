@@ -9,6 +9,10 @@ before it an empty span at its start: `_vocab.spell_bytes`).
 ``token_value(id, piece, start, end)`` is the string HF shows for that token in
 ``Encoding.tokens``: usually ``id_to_token(id)``, but e.g. a Unigram unknown
 token shows the text it covers.
+``tokenize_all(words)`` and ``tokenize_each(words)`` take a piece's words at once
+(concatenated ids, or one list per word), and ``caches()`` hands out the bounded word
+caches `polytok.parallel` fills from its workers. Every model inherits `ModelBase`
+(``models/base.py``), which defines these from the per-word calls.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from .._config import as_object, join
+from ..bounded_cache import BoundedCache
 from ..errors import FormatError
 
 
@@ -23,6 +28,10 @@ class Model(Protocol):
     def tokenize(self, piece: str) -> list[int]: ...
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]: ...
+
+    def tokenize_all(self, words: list[str]) -> list[int]: ...
+
+    def tokenize_each(self, words: list[str]) -> list[list[int]]: ...
 
     def token_value(self, id: int, piece: str, start: int, end: int) -> str: ...
 
@@ -33,6 +42,8 @@ class Model(Protocol):
     def get_vocab(self) -> dict[str, int]: ...
 
     def vocab_size(self) -> int: ...
+
+    def caches(self) -> list[BoundedCache[Any]]: ...
 
 
 REGISTRY: dict[str, Any] = {}

@@ -18,19 +18,16 @@ from itertools import compress, repeat
 from operator import is_
 
 from .._gc import paused
+from ..bounded_cache import BoundedCache
 
 CACHE_SIZE = 1 << 18
 CACHED_WORD_CHARS = 256
 
 
-class WordCache(dict[str, list[int]]):
+class WordCache(BoundedCache[list[int]]):
     """A dict of word → ids; `remember` stores short words and clears itself when full."""
 
     limit = CACHE_SIZE  # what `polytok.parallel` may fill it up to with a worker's words
-
-    def __reduce__(self) -> tuple[type[WordCache], tuple[()]]:
-        """A pickled model carries an empty cache: its words are refilled as they are met."""
-        return type(self), ()
 
     def remember(self, word: str, ids: list[int]) -> None:
         if len(word) < CACHED_WORD_CHARS:

@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from .._config import join, required
+from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError
+from ._cache import WordCache
+from .base import ModelBase
 
 _U32_MAX = 0xFFFFFFFF
 BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
@@ -116,9 +119,10 @@ def spell_bytes(text: str, start: int, end: int, ids: dict[str, int]) -> list[tu
     return tokens
 
 
-class PieceListLookup:
+class PieceListLookup(ModelBase):
     """The same lookups over ``_pieces`` (id → piece, a list) and ``_ids`` (piece → id): the
-    score-list models (Unigram, SPM, sentencepiece's WORD/CHAR, PLaMo-2), whose ids are list positions.
+    score-list models (Unigram, SPM, sentencepiece's WORD/CHAR, PLaMo-2), whose ids are list
+    positions, and each keeps its word cache in ``_cache``.
 
     `token_value`, the string `Encoding.tokens` shows, is one rule for all but PLaMo-2: the
     text the token covers in the model's input (the normalized text), except a byte
@@ -135,6 +139,7 @@ class PieceListLookup:
 
     _pieces: list[str]
     _ids: dict[str, int]
+    _cache: WordCache
     _byte_fallback: bool = False
 
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
@@ -158,8 +163,11 @@ class PieceListLookup:
     def vocab_size(self) -> int:
         return len(self._pieces)
 
+    def caches(self) -> list[BoundedCache[Any]]:
+        return [self._cache]
 
-class VocabLookup:
+
+class VocabLookup(ModelBase):
     """``token_to_id`` / ``id_to_token`` / ``get_vocab`` / ``vocab_size`` over ``_vocab`` and ``_vocab_r``."""
 
     _vocab: dict[str, int]

@@ -97,6 +97,7 @@ from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
 from .._gc import paused
+from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_cut import cut_mark
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
@@ -300,6 +301,9 @@ class BPE(VocabLookup):
         if self._ignore_merges and end - start == len(piece) and self._vocab.get(piece) == id:
             return piece
         return self._vocab_r.get(id, "")
+
+    def caches(self) -> list[BoundedCache[Any]]:
+        return [self._cache]
 
     # -- internals ----------------------------------------------------------
 

@@ -38,11 +38,13 @@ Ids without a token (the world vocabulary starts at id 1) are None in `tokens`.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
+from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, not_utf8
 from ._cache import WordCache
 from ._vocab import byte_spans_to_chars
+from .base import ModelBase
 
 _SIMPLE_ESCAPES = {ord("t"): 0x09, ord("n"): 0x0A, ord("r"): 0x0D}
 
@@ -73,7 +75,7 @@ def unescape(text: str) -> bytes:
     return bytes(out)
 
 
-class RWKV:
+class RWKV(ModelBase):
     """Greedy longest-match tokenizer over un-escaped byte keys, as llama.cpp's RWKV session.
 
     Args:
@@ -117,10 +119,6 @@ class RWKV:
         ids, lengths = self._match(piece.encode("utf-8", "surrogateescape"))
         return byte_spans_to_chars(piece, ids, lengths)
 
-    def token_value(self, id: int, piece: str, start: int, end: int) -> str:
-        found = self.id_to_token(id)
-        return piece[start:end] if found is None else found
-
     def token_to_id(self, token: str) -> int | None:
         return self._ids.get(token)
 
@@ -139,6 +137,9 @@ class RWKV:
 
     def vocab_size(self) -> int:
         return len(self._pieces)
+
+    def caches(self) -> list[BoundedCache[Any]]:
+        return [self._cache]
 
     def _match(self, data: bytes) -> tuple[list[int], list[int]]:
         """Ids and their byte lengths, left to right."""

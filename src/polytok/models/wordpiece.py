@@ -24,6 +24,7 @@ from itertools import chain
 from typing import Any
 
 from .._config import join, required
+from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
 from ._vocab import VocabLookup, invert, read_vocab
@@ -108,6 +109,9 @@ class WordPiece(VocabLookup):
         """HF's token string: the entry that matched (with its prefix), else the unk token."""
         looked_up = self._prefix + piece[start:end] if start else piece[start:end]
         return looked_up if self._vocab.get(looked_up) == id else self._unk_token
+
+    def caches(self) -> list[BoundedCache[Any]]:
+        return [self._cache]
 
     def _unk_id(self) -> int:
         found = self._vocab.get(self._unk_token)
