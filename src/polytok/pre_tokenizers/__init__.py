@@ -12,9 +12,12 @@ cannot know a piece's original offset (Metaspace ``first`` after a splitting
 pre-tokenizer); the tokenizer then encodes through the aligned path.
 Sequence computes it from two attributes of its members: ``splits_pieces``
 (the member re-slices its input, so a piece's original start can move) and
-``reads_origin`` (the member looks at it). A member that ignores `at_origin`
-may also offer ``pre_tokenize_each(pieces)``, which Sequence calls once for all
-pieces (ByteLevel).
+``reads_origin`` (the member looks at it). ``splits_empty_text`` says an empty
+text is cut into pieces too. ``pre_tokenize_each(pieces)`` pre-tokenizes several
+pieces, none at the origin, in one call (Sequence's call for a member that ignores
+`at_origin`), and ``caches()`` hands out the bounded word caches `polytok.parallel`
+fills from its workers. Every pre-tokenizer inherits `PreTokenizerBase`
+(``pre_tokenizers/base.py``), which gives each of these its default.
 """
 
 from __future__ import annotations
@@ -22,16 +25,24 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from .._config import as_object, join
+from ..bounded_cache import BoundedCache
 from ..errors import FormatError
 from ..normalized import NormalizedString
 
 
 class PreTokenizer(Protocol):
     exact_without_alignment: bool
+    splits_pieces: bool
+    reads_origin: bool
+    splits_empty_text: bool
 
     def pre_tokenize(self, text: str, at_origin: bool) -> list[str]: ...
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]: ...
+
+    def pre_tokenize_each(self, pieces: list[str]) -> list[str]: ...
+
+    def caches(self) -> list[BoundedCache[Any]]: ...
 
 
 REGISTRY: dict[str, Any] = {}

@@ -32,10 +32,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bounded_cache import BoundedCache
 from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex_dialect import compile_onig
+from .base import PreTokenizerBase
 from .split_behavior import KnownPattern, RegexSplitter
 
 # upstream (byte_level.rs, RE)
@@ -65,14 +67,10 @@ def to_byte_level(piece: str) -> str:
         raise not_utf8(exc) from None
 
 
-class _ByteLevelCache(dict[str, str]):
+class _ByteLevelCache(BoundedCache[str]):
     """word -> its byte-level form, computed on a miss; emptied when it reaches `_CACHE_LIMIT`."""
 
     limit = _CACHE_LIMIT  # what `polytok.parallel` may fill it up to with a worker's words
-
-    def __reduce__(self) -> tuple[type[_ByteLevelCache], tuple[()]]:
-        """Pickled empty: a pickled pre-tokenizer refills it as words are met."""
-        return type(self), ()
 
     def __missing__(self, word: str) -> str:
         if len(self) >= _CACHE_LIMIT:
@@ -81,7 +79,7 @@ class _ByteLevelCache(dict[str, str]):
         return mapped
 
 
-class ByteLevel:
+class ByteLevel(PreTokenizerBase):
     """ByteLevel pre-tokenizer.
 
     Args:
@@ -90,17 +88,14 @@ class ByteLevel:
         use_regex: split with the GPT-2 pattern (False: only map bytes).
     """
 
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
-
     def __init__(self, *, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> None:
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
         self.splits_pieces = use_regex
         self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", known=_GPT2_KNOWN)
-        self._mapped = _ByteLevelCache().__getitem__
+        self._byte_forms = _ByteLevelCache()
+        self._mapped = self._byte_forms.__getitem__
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
@@ -122,6 +117,9 @@ class ByteLevel:
         if self.add_prefix_space:
             pieces = [p if p[0] == " " else " " + p for p in pieces]
         return list(map(self._mapped, pieces))
+
+    def caches(self) -> list[BoundedCache[Any]]:
+        return [self._byte_forms]
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
         if not ns.text:  # without the regex, a piece is only mapped: an empty one (a kept empty match) stays

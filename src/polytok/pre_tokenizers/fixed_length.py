@@ -15,16 +15,13 @@ from typing import Any
 from .._config import join, required
 from ..errors import EncodeError, FormatError
 from ..normalized import NormalizedString
+from .base import PreTokenizerBase
 
 Span = tuple[int, int]
 
 
-class FixedLength:
+class FixedLength(PreTokenizerBase):
     """FixedLength pre-tokenizer: with 2, ``"abcde"`` gives ``ab``, ``cd``, ``e``."""
-
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
 
     def __init__(self, length: int = 5) -> None:
         if length < 0:

@@ -46,6 +46,7 @@ from functools import lru_cache, partial
 from ..byte_alphabet import BYTES_TO_CHARS
 from ..errors import FormatError
 from ..normalized import NormalizedString
+from .base import PreTokenizerBase
 from .llama_unicode_data import LOWERCASE, RANGE_FLAGS, RANGE_STARTS, WHITESPACE
 
 Span = tuple[int, int]
@@ -350,7 +351,7 @@ def _byte_encode(word: str) -> str:
     return word.encode("utf-8", "surrogatepass").decode("latin-1").translate(_BYTE_TABLE)
 
 
-class LlamaRegexSplit:
+class LlamaRegexSplit(PreTokenizerBase):
     """llama.cpp's BPE pre-tokenizer for one regex list (see the module docstring).
 
     Args:
@@ -358,10 +359,6 @@ class LlamaRegexSplit:
         byte_encode: map each word's UTF-8 bytes to the GPT-2 alphabet (llama.cpp's default;
             false for GEMMA4, SARVAM_MOE and WHITESPACE, whose vocabularies hold raw UTF-8).
     """
-
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
 
     def __init__(self, regexes: Sequence[str], *, byte_encode: bool = True) -> None:
         self.regexes = tuple(regexes)

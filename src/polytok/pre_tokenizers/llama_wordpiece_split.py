@@ -34,6 +34,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from ..normalized import NormalizedString
+from .base import PreTokenizerBase
 from .llama_nfd_data import NFD_RANGES
 from .llama_regex_split import category_flags, to_lower
 
@@ -57,7 +58,7 @@ def _is_cjk(cpt: int) -> bool:
     return any(low <= cpt <= high for low, high in _CJK)
 
 
-class LlamaWordPieceSplit:
+class LlamaWordPieceSplit(PreTokenizerBase):
     """llama.cpp's WPM pre-processing.
 
     Args:
@@ -66,10 +67,6 @@ class LlamaWordPieceSplit:
         strip_accents: llama.cpp ``normalizer.strip_accents`` (default true).
         word_prefix: put in front of every word (llama.cpp: ``"▁"``).
     """
-
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
 
     def __init__(self, *, lowercase: bool = True, strip_accents: bool = True, word_prefix: str = "\u2581") -> None:
         self.lowercase = lowercase

@@ -28,13 +28,14 @@ from .._config import join, optional, required, single_char
 from ..chars import regex_class
 from ..errors import FormatError
 from ..normalized import NormalizedString
+from .base import PreTokenizerBase
 from .split_behavior import CharSplitter
 
 PrependScheme = Literal["always", "first", "never"]
 _SCHEMES = ("always", "first", "never")
 
 
-class Metaspace:
+class Metaspace(PreTokenizerBase):
     """Metaspace pre-tokenizer.
 
     Args:
@@ -42,8 +43,6 @@ class Metaspace:
         prepend_scheme: "always" | "first" | "never", see the module docstring.
         split: cut each piece before every `replacement`.
     """
-
-    exact_without_alignment = True
 
     def __init__(self, replacement: str = "\u2581", *, prepend_scheme: PrependScheme = "always",
                  split: bool = True) -> None:

@@ -59,6 +59,7 @@ from .._config import join, optional
 from ..errors import EmptyMatchError, FormatError
 from ..normalized import NormalizedString
 from ..regex_dialect import Pattern, find_matches, match_spans
+from .base import PreTokenizerBase
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
 EmptyMatches = Literal["drop", "keep", "refuse"]
@@ -262,13 +263,9 @@ class CharSplitter:
         return [m.span() for m in self.pattern.finditer(text)]
 
 
-class SplittingPreTokenizer:
+class SplittingPreTokenizer(PreTokenizerBase):
     """Base of the pre-tokenizers that only cut (no char changes): both paths from ``_splitter``."""
 
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
-    splits_empty_text = False  # see `RegexSplitter.splits_empty_text`
     _splitter: RegexSplitter | CharSplitter
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:

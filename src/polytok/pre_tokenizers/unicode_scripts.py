@@ -23,6 +23,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ..normalized import NormalizedString
+from .base import PreTokenizerBase
 from .unicode_scripts_table import SCRIPT_RANGES
 
 Span = tuple[int, int]
@@ -48,12 +49,8 @@ def fixed_script(c: str) -> str:
     return "Han" if script in ("Hiragana", "Katakana") else script
 
 
-class UnicodeScripts:
+class UnicodeScripts(PreTokenizerBase):
     """UnicodeScripts pre-tokenizer: ``"どこで生れ。Yes 123"`` gives ``どこで生れ``, ``。``, ``Yes ``, ``123``."""
-
-    exact_without_alignment = True
-    splits_pieces = True
-    reads_origin = False
 
     def __init__(self) -> None:
         self._scripts: dict[str, str] = {}

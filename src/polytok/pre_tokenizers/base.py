@@ -1,0 +1,49 @@
+"""`PreTokenizerBase`: what every pre-tokenizer inherits, the `PreTokenizer` protocol's
+members a pre-tokenizer may leave to their defaults.
+
+A pre-tokenizer must write ``pre_tokenize`` and ``pre_tokenize_aligned``; the rest is
+defined here:
+
+- ``exact_without_alignment`` (True): the fast path gives the aligned path's pieces;
+- ``splits_pieces`` (True): it may cut a piece, so a later piece's original start can move;
+- ``reads_origin`` (False): it looks at ``at_origin``. Only Metaspace with
+  ``prepend_scheme="first"`` does, and a Sequence holding such a member;
+- ``splits_empty_text`` (False): it cuts an empty text into pieces (an empty match kept,
+  tiktoken's split), so the empty texts between added tokens are pre-tokenized too;
+- ``pre_tokenize_each(pieces)``: every piece pre-tokenized with ``at_origin`` False, the
+  words concatenated (the call Sequence and the long-text counter make for a member
+  that does not read ``at_origin``; ByteLevel overrides it with one pass over all pieces);
+- ``caches()``: the bounded word caches `polytok.parallel` may fill; none by default.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..bounded_cache import BoundedCache
+from ..normalized import NormalizedString
+
+
+class PreTokenizerBase(ABC):
+    __slots__ = ()
+
+    exact_without_alignment: bool = True
+    splits_pieces: bool = True
+    reads_origin: bool = False
+    splits_empty_text: bool = False
+
+    @abstractmethod
+    def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]: ...
+
+    @abstractmethod
+    def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]: ...
+
+    def pre_tokenize_each(self, pieces: list[str]) -> list[str]:
+        """`pre_tokenize` of every piece (none at the origin), the words concatenated."""
+        run = self.pre_tokenize
+        return [word for piece in pieces for word in run(piece, False)]
+
+    def caches(self) -> list[BoundedCache[Any]]:
+        """The bounded word caches this pre-tokenizer fills as it runs."""
+        return []
