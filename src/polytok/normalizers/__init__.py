@@ -6,7 +6,8 @@ Every normalizer offers two entry points with the same result text:
 character's original offsets for `encode_full`, HF ``transform_range`` rules).
 
 ``from_config(d, path)`` builds one from its ``tokenizer.json`` object; an
-unknown ``type`` raises `FormatError` naming the key path.
+unknown ``type`` raises `FormatError` naming the key path. Every normalizer
+inherits `NormalizerBase` (``normalizers/base.py``).
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ from typing import Any, ClassVar
 from .. import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 
-class UnicodeForm:
+class UnicodeForm(NormalizerBase):
     form: ClassVar[unicode_norm.Form]
 
     @classmethod

@@ -30,6 +30,7 @@ from .._config import as_object, optional, required
 from ..chars import WHITE_SPACE
 from ..normalized import NormalizedString
 from ..unicode_norm import compile_class
+from .base import NormalizerBase
 
 _CONTROL = compile_class(unicode_tables.BERT_CONTROL)
 _SPACE = re.compile("[" + "".join(sorted(WHITE_SPACE - {" "})) + "]")  # tab, LF, CR are White_Space
@@ -52,7 +53,7 @@ def _space_chinese(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class BertNormalizer:
+class BertNormalizer(NormalizerBase):
     clean_text: bool = True
     handle_chinese_chars: bool = True
     strip_accents: bool | None = None

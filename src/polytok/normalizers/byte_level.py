@@ -16,11 +16,12 @@ from typing import Any
 from .._config import as_object
 from ..byte_alphabet import BYTES_TO_CHARS
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 _TABLE = dict(enumerate(BYTES_TO_CHARS))
 
 
-class ByteLevel:
+class ByteLevel(NormalizerBase):
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
         as_object(d, path)

@@ -17,9 +17,10 @@ from typing import Any
 from .. import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 
-class Lowercase:
+class Lowercase(NormalizerBase):
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Lowercase":
         as_object(d, path)

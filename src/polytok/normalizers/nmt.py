@@ -16,6 +16,7 @@ from typing import Any
 
 from .._config import as_object
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 _DELETE = "\x01-\x08\x0b\x0e-\x1f\x7f\x8f\x9f"
 _SPACE = "\t\n\x0c\r\u1680\u200b-\u200f\u2028\u2029\u2581\ufeff\ufffd"
@@ -24,7 +25,7 @@ _DELETE_RE = re.compile(f"[{_DELETE}]")
 _SPACE_RE = re.compile(f"[{_SPACE}]")
 
 
-class Nmt:
+class Nmt(NormalizerBase):
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "Nmt":
         as_object(d, path)

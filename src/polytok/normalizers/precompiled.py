@@ -52,6 +52,7 @@ from ..errors import EncodeError, FormatError, not_utf8
 from ..normalized import NormalizedString
 from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_aligned, sentencepiece_text,
                                        space_changes, whole_characters)
+from .base import NormalizerBase
 
 _GRAPHEME = regex.compile(r"\X")
 # Characters that may join a neighbour into one grapheme cluster (UAX #29):
@@ -212,7 +213,7 @@ def _replace(changes: list[tuple[str, int]], old: str, new: str) -> None:
         changes[-1] = (c, change + diff)
 
 
-class Precompiled:
+class Precompiled(NormalizerBase):
     """Charsmap normalizer.
 
     Args:

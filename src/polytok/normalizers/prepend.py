@@ -17,10 +17,11 @@ from typing import Any
 
 from .._config import as_object, required
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 
 @dataclass(frozen=True, slots=True)
-class Prepend:
+class Prepend(NormalizerBase):
     prepend: str
 
     @classmethod

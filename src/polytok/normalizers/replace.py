@@ -28,9 +28,10 @@ from typing import Any
 from .._config import as_object, required
 from ..normalized import NormalizedString
 from ..regex_dialect import Pattern, compile_literal, compile_onig, match_spans, read_pattern
+from .base import NormalizerBase
 
 
-class Replace:
+class Replace(NormalizerBase):
     def __init__(self, pattern: str, content: str, *, is_regex: bool = False, key: str = "pattern") -> None:
         self.pattern = pattern
         self.content = content

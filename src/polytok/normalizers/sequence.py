@@ -10,14 +10,18 @@ one, on the same piece.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._config import as_object, join, required
 from ..normalized import NormalizedString
+from .base import NormalizerBase
+
+if TYPE_CHECKING:
+    from . import Normalizer
 
 
-class Sequence:
-    def __init__(self, normalizers: list[Any]) -> None:
+class Sequence(NormalizerBase):
+    def __init__(self, normalizers: list[Normalizer]) -> None:
         self.normalizers = list(normalizers)
 
     @classmethod

@@ -17,12 +17,13 @@ from typing import Any
 from .._config import as_object, required
 from ..chars import WHITE_SPACE
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 _WHITE_SPACE = "".join(sorted(WHITE_SPACE))
 
 
 @dataclass(frozen=True, slots=True)
-class Strip:
+class Strip(NormalizerBase):
     strip_left: bool = True
     strip_right: bool = True
 

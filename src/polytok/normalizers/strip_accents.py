@@ -18,11 +18,12 @@ from .. import unicode_tables
 from .._config import as_object
 from ..normalized import NormalizedString
 from ..unicode_norm import compile_class
+from .base import NormalizerBase
 
 _MARK = compile_class(unicode_tables.COMBINING_MARKS)
 
 
-class StripAccents:
+class StripAccents(NormalizerBase):
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> "StripAccents":
         as_object(d, path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import regex
 
 from ..normalized import NormalizedString
+from .base import NormalizerBase
 
 _SURROGATE = regex.compile("[\ud800-\udfff]")
 _PAIR_OR_ONE = regex.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
@@ -26,7 +27,7 @@ def _repair(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-class SurrogateRepair:
+class SurrogateRepair(NormalizerBase):
     def __repr__(self) -> str:
         return "SurrogateRepair()"
 
