@@ -7,7 +7,9 @@
 ``added_tokens(is_pair)`` is the count truncation reserves.
 
 Every processor also offers HF's list-to-list step, ``process_encodings``,
-and its id-only twin ``process_id_lists``, which ``Sequence`` pipes.
+and its id-only twin ``process_id_lists``, which ``Sequence`` pipes; every
+processor inherits `PostProcessorBase` (``post_processors/base.py``), which
+defines ``process`` and ``process_ids`` from them.
 
 ``from_config`` follows HF's untagged parsing (``processors/mod.rs``,
 ``PostProcessorWrapper``): the variants are tried in the order

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..encoding import Encoding
-from ._common import process_with, token_and_id
+from ._common import token_and_id
+from .base import PostProcessorBase
 
 Special = tuple[str, int]
 
@@ -41,7 +42,7 @@ def surround(enc: Encoding, head: Special | None, tail: Special, type_ids: list[
                     {seq_id: (pre, pre + n)})
 
 
-class BertProcessing:
+class BertProcessing(PostProcessorBase):
     def __init__(self, sep: Special = ("[SEP]", 102), cls: Special = ("[CLS]", 101)) -> None:
         self.sep = sep
         self.cls = cls
@@ -80,6 +81,3 @@ class BertProcessing:
             out += b
             out.append(self.sep[1])
         return out
-
-    def process(self, a: Encoding, b: Encoding | None, add_special: bool) -> Encoding:
-        return process_with(self, a, b, add_special)

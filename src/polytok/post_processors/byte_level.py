@@ -28,7 +28,8 @@ from typing import Any
 from ..byte_alphabet import byte_level_flags
 from ..chars import WHITE_SPACE
 from ..encoding import Encoding
-from ._common import ids_with, mark_sequence, process_with
+from ._common import mark_sequence
+from .base import PostProcessorBase
 
 _SPACES = WHITE_SPACE | {"\u0120"}  # Ġ is BYTES_TO_CHARS[0x20]
 
@@ -70,7 +71,7 @@ def trim_with_overflows(enc: Encoding, add_prefix_space: bool) -> Encoding:
     return replace(trim_offsets(enc, add_prefix_space), overflowing=overflowing)
 
 
-class ByteLevel:
+class ByteLevel(PostProcessorBase):
     def __init__(self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True) -> None:
         self.add_prefix_space = add_prefix_space
         self.trim_offsets = trim_offsets
@@ -90,9 +91,3 @@ class ByteLevel:
         if self.trim_offsets:
             encodings = [trim_with_overflows(e, self.add_prefix_space) for e in encodings]
         return [mark_sequence(e, i) for i, e in enumerate(encodings)]
-
-    def process_ids(self, a: list[int], b: list[int] | None, add_special: bool) -> list[int]:
-        return ids_with(self, a, b, add_special)
-
-    def process(self, a: Encoding, b: Encoding | None, add_special: bool) -> Encoding:
-        return process_with(self, a, b, add_special)

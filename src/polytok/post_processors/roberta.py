@@ -24,12 +24,13 @@ from typing import Any
 
 from .._config import required
 from ..encoding import Encoding
-from ._common import ids_with, process_with, token_and_id
+from ._common import token_and_id
+from .base import PostProcessorBase
 from .bert import Special, surround
 from .byte_level import trim_with_overflows
 
 
-class RobertaProcessing:
+class RobertaProcessing(PostProcessorBase):
     def __init__(self, sep: Special = ("</s>", 2), cls: Special = ("<s>", 0), trim_offsets: bool = True,
                  add_prefix_space: bool = True) -> None:
         self.sep = sep
@@ -62,9 +63,3 @@ class RobertaProcessing:
     def _wrap(self, enc: Encoding, head: Special, seq_id: int) -> Encoding:
         overflowing = [surround(o, head, self.sep, [0] * (len(o.ids) + 2), seq_id, []) for o in enc.overflowing]
         return surround(enc, head, self.sep, [0] * (len(enc.ids) + 2), seq_id, overflowing)
-
-    def process_ids(self, a: list[int], b: list[int] | None, add_special: bool) -> list[int]:
-        return ids_with(self, a, b, add_special)
-
-    def process(self, a: Encoding, b: Encoding | None, add_special: bool) -> Encoding:
-        return process_with(self, a, b, add_special)

@@ -12,15 +12,18 @@ after TemplateProcessing sees one encoding per template piece), and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._config import join, required
 from ..encoding import Encoding
-from ._common import ids_with, process_with
+from .base import PostProcessorBase
+
+if TYPE_CHECKING:
+    from . import PostProcessor
 
 
-class Sequence:
-    def __init__(self, processors: list[Any]) -> None:
+class Sequence(PostProcessorBase):
+    def __init__(self, processors: list[PostProcessor]) -> None:
         self.processors = list(processors)
 
     @classmethod
@@ -43,9 +46,3 @@ class Sequence:
         for p in self.processors:
             encodings = p.process_encodings(encodings, add_special)
         return encodings
-
-    def process_ids(self, a: list[int], b: list[int] | None, add_special: bool) -> list[int]:
-        return ids_with(self, a, b, add_special)
-
-    def process(self, a: Encoding, b: Encoding | None, add_special: bool) -> Encoding:
-        return process_with(self, a, b, add_special)

@@ -40,7 +40,8 @@ from typing import Any, Union
 from .._config import as_object, join, required
 from ..encoding import Encoding, special_tokens_encoding
 from ..errors import EncodeError, FormatError
-from ._common import process_with, u32
+from ._common import u32
+from .base import PostProcessorBase
 
 # ("seq", 0 | 1, type_id) or ("special", name, type_id)
 Piece = tuple[str, Any, int]
@@ -82,7 +83,7 @@ def _special_tokens(d: Any, path: str) -> dict[str, tuple[list[int], list[str]]]
     return table
 
 
-class TemplateProcessing:
+class TemplateProcessing(PostProcessorBase):
     def __init__(self, single: list[Piece], pair: list[Piece],
                  special_tokens: dict[str, tuple[list[int], list[str]]]) -> None:
         self.single = single
@@ -156,9 +157,6 @@ class TemplateProcessing:
                     raise self._missing(ref)
                 out.append(special_tokens_encoding(entry[0], entry[1], type_id))
         return out
-
-    def process(self, a: Encoding, b: Encoding | None, add_special: bool) -> Encoding:
-        return process_with(self, a, b, add_special)
 
     @staticmethod
     def _is_pair(sequences: list[Any]) -> bool:
