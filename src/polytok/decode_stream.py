@@ -7,7 +7,7 @@ specially (Metaspace, Strip) do not eat spaces, and holds text back while it
 ends in U+FFFD (an incomplete UTF-8 sequence). Lengths are compared in UTF-8
 bytes, as in Rust. Where HF returns None, `step` returns "".
 
-For a llama.cpp vocabulary whose detokenizer cleans spaces (``clean_spaces``:
+For a llama.cpp vocabulary whose decoder cleans spaces (`IdsDecoder.clean_spaces`:
 a space before ``?!.,`` or ``'s``, and around a lone ``'``, is removed once the
 next token shows it), text ending in a space, `` '``, `` 'r`` or `` 'v`` is held
 back too, so the stream never emits a space ``llama_detokenize`` would delete.
@@ -41,7 +41,7 @@ class DecodeStream:
         self._ids: list[int] = []
         self._prefix = ""
         self._prefix_index = 0
-        self._hold_spaces = bool(getattr(tokenizer.detokenizer, "clean_spaces", False))
+        self._hold_spaces = tokenizer.decoder.clean_spaces
 
     def step(self, id: int | list[int]) -> str:
         """Add one id (or several); return the new text, or "" while it is incomplete.

@@ -15,7 +15,8 @@ the sequence's ids in them.
 
 Nothing is invented: a pipeline without a stage shows none (a GGUF SPM vocabulary
 has no pre-tokenizer, so its model merges over each whole fragment; llama.cpp's
-regex split is its pre-tokenizer; a detokenizer is listed with the components).
+regex split is its pre-tokenizer; the decoder is the format's, e.g.
+``ChainDecoder[ByteLevel]`` for HF, ``LlamaDetokenizer`` for GGUF).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def component_name(component: Any) -> str:
 
 def components(tok: "Tokenizer") -> dict[str, str]:
     """The components that fill each stage of `tok` (what `explain` shows as the pipeline)."""
-    out = {
+    return {
         "special split": component_name(tok.special_split),
         "normalizer": component_name(tok.normalizer),
         "pre_tokenizer": component_name(tok.pre_tokenizer),
@@ -114,9 +115,6 @@ def components(tok: "Tokenizer") -> dict[str, str]:
         "post_processor": component_name(tok.post_processor),
         "decoder": component_name(tok.decoder),
     }
-    if tok.detokenizer is not None:
-        out["detokenizer"] = component_name(tok.detokenizer)
-    return out
 
 
 def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None = None,

@@ -33,7 +33,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ._gc import paused
-from .decoders import Decoder
+from .decoders import IdsDecoder
+from .decoders.chain_decoder import ChainDecoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
 from .errors import EmptyMatchError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
 from .models import Model
@@ -71,17 +72,6 @@ class SpecialSplit(Protocol):
     def split_normalized(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]: ...
 
 
-class ByteDetokenizer(Protocol):
-    """A decoder that works on ids and returns bytes (llama.cpp's ``llama_detokenize``)."""
-
-    def detokenize(self, ids: list[int], remove_special: bool = False, unparse_special: bool = False) -> bytes: ...
-
-
-class TextDetokenizer(Protocol):
-    """A decoder that works on ids and returns text (sentencepiece, tiktoken, tekken, rwkv)."""
-
-    def decode_text(self, ids: list[int], skip_special: bool = False) -> str: ...
-
 __all__ = ["Tokenizer"]
 
 TextInput = str | list[str]
@@ -118,13 +108,12 @@ class Tokenizer:
         normalizer: Normalizer | None = None,
         pre_tokenizer: PreTokenizer | None = None,
         post_processor: PostProcessor | None = None,
-        decoder: Decoder | None = None,
+        decoder: IdsDecoder | None = None,
         added_tokens: list[AddedToken] | None = None,
         truncation: Truncation | None = None,
         padding: Padding | None = None,
         metadata: dict[str, Any] | None = None,
         special_split: SpecialSplit | None = None,
-        detokenizer: ByteDetokenizer | TextDetokenizer | None = None,
         default_special: SpecialTokens | str = SpecialTokens.PARSE,
         special_ids: dict[str, int] | None = None,
         eog_ids: set[int] | None = None,
@@ -133,7 +122,6 @@ class Tokenizer:
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.post_processor = post_processor
-        self.decoder = decoder
         self.truncation = truncation
         self.padding = padding
         self.metadata: dict[str, Any] = dict(metadata or {})
@@ -142,7 +130,8 @@ class Tokenizer:
             self.added.add_tokens(added_tokens, model, normalizer)
         # HF's added vocabulary splits the text unless a format brings its own rule (llama.cpp's partition)
         self.special_split: SpecialSplit = special_split if special_split is not None else self.added
-        self.detokenizer = detokenizer
+        #: the decode stage; without one, HF's: the pieces, joined with spaces
+        self.decoder: IdsDecoder = decoder if decoder is not None else ChainDecoder(None, model, self.added)
         #: what ``special=None`` means: the format's reference engine's plain call
         #: (PARSE for tokenizer.json and GGUF; AS_TEXT for .model, tiktoken, tekken)
         self.default_special = SpecialTokens(default_special)
@@ -532,22 +521,8 @@ class Tokenizer:
 
     # -- decode -------------------------------------------------------------------------
 
-    def _decode_strings(self, ids: list[int], skip_special: bool) -> list[str]:
-        strings: list[str] = []
-        added, model = self.added, self.model
-        for id_ in ids:  # already checked by `decode`
-            s = added.decode_string(id_)
-            if s is None:
-                s = model.id_to_token(id_)
-                if s is None:
-                    continue  # HF drops ids it does not know, silently
-            if skip_special and added.is_special_string(s):
-                continue
-            strings.append(s)
-        return strings
-
     def decode(self, ids: list[int], skip_special: bool = False) -> str:
-        """The text of `ids` (HF ``decode``; ids outside the vocabulary are dropped, as HF does).
+        """The text of `ids`, as the format's reference decodes them.
 
         Args:
             ids: token ids, of any integer type (``int``, ``numpy.int64`` …, ``bool``),
@@ -557,20 +532,25 @@ class Tokenizer:
 
         Raises:
             DecodeError: an id that is not an integer or is negative (naming its
-                position), or one the format's reference refuses.
+                position), or one the format's reference refuses (HF drops ids it
+                does not know; llama.cpp, sentencepiece, tiktoken, tekken and rwkv refuse them).
         """
-        ids = as_ids(ids)
-        detok = self.detokenizer
-        if detok is not None and hasattr(detok, "decode_text"):
-            return detok.decode_text(ids, skip_special)
-        if detok is not None:
-            # llama.cpp: skip_special is remove_special, keeping them is unparse_special
-            raw = detok.detokenize(ids, skip_special, not skip_special)
-            return raw.decode("utf-8", "replace")
-        strings = self._decode_strings(ids, skip_special)
-        if self.decoder is None:
-            return " ".join(strings)
-        return "".join(self.decoder.decode_chain(strings))
+        return self.decoder.decode(as_ids(ids), skip_special=skip_special)
+
+    def token_bytes(self, id: int) -> bytes:
+        """The bytes token `id` stands for (tiktoken ``decode_single_token_bytes``).
+
+        What decoding writes for the token in the middle of a sequence, special tokens
+        written out, before the bytes are read as UTF-8: a token that holds part of a
+        character gives its raw bytes. llama.cpp: ``token_to_piece(id, lstrip=0,
+        special=true)``; tiktoken and tekken: the token's bytes; sentencepiece: the
+        piece with ``▁`` as a space, a byte piece its byte; HF: see
+        `polytok.decoders.chain_decoder`.
+
+        Raises:
+            DecodeError: `id` is not an integer, or no token has it.
+        """
+        return self.decoder.token_bytes(as_id(id))
 
     def decode_stream(self, skip_special: bool = False) -> "DecodeStream":
         """An incremental decoder: ``.step(id)`` returns the newly completed text (maybe "")."""

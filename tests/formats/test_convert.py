@@ -108,7 +108,7 @@ def test_polytok_reads_its_gguf_as_llama_cpp_reads_the_converters(name, converte
         if got != row["ids"]:
             bad.append(f"{row['name']} add_special={row['add_special']} {mode}: {got[:12]} != {row['ids'][:12]}")
         for key, flags in (("detok_keep", (False, True)), ("detok_skip", (True, False))):
-            if key in row and tok.detokenizer.detokenize(row["ids"], *flags) != base64.b64decode(row[key]):
+            if key in row and tok.decoder.detokenize(row["ids"], *flags) != base64.b64decode(row[key]):
                 bad.append(f"{row['name']} detokenize{flags} differs")
     assert not bad, f"{len(bad)} of {len(rows)} rows differ:\n" + "\n".join(bad[:8])
 

@@ -45,7 +45,7 @@ def assert_like_llama_cpps_converter(name: str, header: dict, rows: list[dict], 
         mode = "parse" if row["parse_special"] else "text"
         if tok.encode(row["text"], add_special=row["add_special"], special=mode) != row["ids"]:
             bad.append(f"{row['name']} add_special={row['add_special']} {mode}")
-        if "detok_keep" in row and tok.detokenizer.detokenize(row["ids"], False, True) \
+        if "detok_keep" in row and tok.decoder.detokenize(row["ids"], False, True) \
                 != base64.b64decode(row["detok_keep"]):
             bad.append(f"{row['name']} detokenize")
     assert not bad, f"{name}: {len(bad)} of {len(rows)} rows differ: {bad[:5]}"

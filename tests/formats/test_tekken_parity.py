@@ -10,7 +10,7 @@ characters of each bench text, and texts built around the file's own special tok
   Tekkenizer's own, encoding the text between special tokens (longest first) and
   putting each special token's id between.
 - decode: ``skip_special`` True / False is ``SpecialTokenPolicy.IGNORE`` / ``KEEP``, and
-  ``detokenizer.decode_policy(ids, "raise")`` raises where ``RAISE`` does; on reference
+  ``decoder.decode_policy(ids, "raise")`` raises where ``RAISE`` does; on reference
   ids with special ids put inside words (and multi-byte characters), and on every id of
   the vocabulary, in chunks.
 """
@@ -109,9 +109,9 @@ def test_decode_under_each_policy(name):
             with pytest.raises(ValueError):
                 ref.decode(ids, special_token_policy=SpecialTokenPolicy.RAISE)
             with pytest.raises(polytok.DecodeError, match="raise"):
-                tok.detokenizer.decode_policy(ids, "raise")
+                tok.decoder.decode_policy(ids, "raise")
         plain = ref.encode(text, bos=False, eos=False)
-        assert tok.detokenizer.decode_policy(plain, "raise") == ref.decode(plain, SpecialTokenPolicy.RAISE)
+        assert tok.decoder.decode_policy(plain, "raise") == ref.decode(plain, SpecialTokenPolicy.RAISE)
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -150,9 +150,9 @@ def test_raise_policy_takes_mistral_common_enum(name):
     for policy in SpecialTokenPolicy:
         if policy is SpecialTokenPolicy.RAISE:
             with pytest.raises(polytok.DecodeError):
-                tok.detokenizer.decode_policy(ids, policy)
+                tok.decoder.decode_policy(ids, policy)
         else:
-            assert tok.detokenizer.decode_policy(ids, policy) == ref.decode(ids, policy)
+            assert tok.decoder.decode_policy(ids, policy) == ref.decode(ids, policy)
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -1,7 +1,15 @@
-"""Decoders: the stage that turns token strings back into text.
+"""Decoders: the stage that turns ids back into text.
 
-``decode_chain(tokens) -> list[str]`` transforms the list (HF's name and
-contract); the tokenizer joins the result.
+Two levels, as in the references:
+
+- `IdsDecoder`, the decode stage of every `Tokenizer`, whatever the format:
+  ``decode(ids, skip_special=...)`` and ``token_bytes(id)``. One class per
+  reference: `ChainDecoder` (HF tokenizers: ids → pieces → a `Decoder` chain),
+  `LlamaDetokenizer` (llama.cpp), `SentencePieceDetokenizer`, `TokenBytes`
+  (tiktoken, tekken) and `RWKVDetokenizer` (rwkv's trie tokenizer).
+- `Decoder`, HF's components (``tokenizer.json`` ``decoder``): each transforms a
+  list of token strings, ``decode_chain(tokens) -> list[str]`` (HF's name and
+  contract); `ChainDecoder` joins the result.
 """
 
 from __future__ import annotations
@@ -13,7 +21,44 @@ from ..errors import FormatError
 
 
 class Decoder(Protocol):
+    """An HF decoder component (``tokenizer.json`` ``decoder``)."""
+
     def decode_chain(self, tokens: list[str]) -> list[str]: ...
+
+
+class IdsDecoder(Protocol):
+    """Ids back to text: the decode stage of a `Tokenizer`. Implementations subclass it.
+
+    ``token_bytes(id)`` is the bytes the token stands for: what decoding writes for it
+    in the middle of a sequence, with special tokens written out, before the bytes are
+    read as UTF-8 (so a piece of a character is its raw bytes). It is tiktoken's
+    ``decode_single_token_bytes`` and llama.cpp's ``token_to_piece(id, lstrip=0,
+    special=true)``; each implementation says what it is for its format.
+    """
+
+    def decode(self, ids: list[int], *, skip_special: bool) -> str:
+        """The text of `ids` (checked: non-negative ints), as the format's reference decodes them.
+
+        Raises:
+            DecodeError: an id the reference refuses (naming its position).
+        """
+        ...
+
+    def token_bytes(self, id: int) -> bytes:
+        """The bytes token `id` stands for (see the class notes).
+
+        Raises:
+            DecodeError: `id` is outside the vocabulary (naming it).
+        """
+        ...
+
+    @property
+    def clean_spaces(self) -> bool:
+        """Whether decoding deletes a space that a later token shows to be before ``?!.,``
+        or a contraction (llama.cpp's ``clean_spaces``): a stream then holds text that ends
+        in such a space back (`polytok.decode_stream`). False unless an implementation
+        says otherwise."""
+        return False
 
 
 REGISTRY: dict[str, Any] = {}

@@ -28,10 +28,12 @@ _TO_LATIN1 = {ord(c): b for b, c in enumerate(BYTES_TO_CHARS)}
 _FOREIGN = re.compile("[^" + "".join(re.escape(c) for c in BYTES_TO_CHARS) + "]")
 
 
-def _token_bytes(token: str) -> bytes:
-    if _FOREIGN.search(token) is None:
-        return token.translate(_TO_LATIN1).encode("latin-1")
-    return token.encode("utf-8")
+def piece_bytes(piece: str) -> bytes:
+    """The bytes the decoder takes one piece for: its characters through the byte alphabet,
+    or its own UTF-8 when one of them is not in it."""
+    if _FOREIGN.search(piece) is None:
+        return piece.translate(_TO_LATIN1).encode("latin-1")
+    return piece.encode("utf-8")
 
 
 class ByteLevel:
@@ -52,5 +54,5 @@ class ByteLevel:
             # common case: every token is byte-level, so one translate covers the whole list
             data = joined.translate(_TO_LATIN1).encode("latin-1")
         else:
-            data = b"".join(_token_bytes(t) for t in tokens)
+            data = b"".join(map(piece_bytes, tokens))
         return [data.decode("utf-8", "replace")]

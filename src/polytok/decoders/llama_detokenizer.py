@@ -27,14 +27,19 @@ from dataclasses import dataclass
 
 from ..byte_alphabet import CHARS_TO_BYTES
 from ..errors import DecodeError
-from ..special import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATTR_UNKNOWN, ATTR_USER_DEFINED
+from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATTR_UNKNOWN, ATTR_USER_DEFINED
+from . import IdsDecoder
 
 _SHOWN_RAW = ATTR_CONTROL | ATTR_UNKNOWN | ATTR_USER_DEFINED
 _HIDDEN = ATTR_CONTROL | ATTR_UNKNOWN
 
 
 @dataclass
-class LlamaDetokenizer:
+class LlamaDetokenizer(IdsDecoder):
+    """llama.cpp's detokenizer. `decode` is ``llama_detokenize`` with ``remove_special =
+    skip_special`` and ``unparse_special = not skip_special``, read as UTF-8 with U+FFFD;
+    `token_bytes` is ``llama_token_to_piece(id, lstrip=0, special=true)``."""
+
     texts: list[str]
     attrs: list[int]
     vocab_type: str  # "spm" | "bpe" | "wpm" | "ugm" | "rwkv" | "plamo2"
@@ -54,8 +59,14 @@ class LlamaDetokenizer:
         """Pickled without the rendered pieces (rendered again as ids are met)."""
         return {**self.__dict__, "_cache": {}}
 
-    def piece(self, id: int, special: bool = True, lstrip: int = 0) -> bytes:
-        """``llama_token_to_piece(id, lstrip, special)``."""
+    def token_bytes(self, id: int) -> bytes:
+        return self.token_to_piece(id, True)
+
+    def decode(self, ids: list[int], *, skip_special: bool) -> str:
+        return self.detokenize(ids, skip_special, not skip_special).decode("utf-8", "replace")
+
+    def token_to_piece(self, id: int, special: bool = True, lstrip: int = 0) -> bytes:
+        """``llama_token_to_piece(id, lstrip, special)``: the bytes of `id`."""
         if not (isinstance(id, int) and 0 <= id < len(self.texts)):  # llama.cpp: id_to_token.at(id) throws
             raise DecodeError(f"token id {id!r:.40} is outside the vocabulary (0..{len(self.texts) - 1})")
         if not special and self.attrs[id] & _HIDDEN:
@@ -102,7 +113,7 @@ class LlamaDetokenizer:
             ids = ids[:-1]
         out = bytearray()
         for id_ in ids:
-            out += self.piece(id_, unparse_special, 1 if remove_space else 0)
+            out += self.token_to_piece(id_, unparse_special, 1 if remove_space else 0)
             remove_space = False
         return _clean_spaces(out) if self.clean_spaces else bytes(out)
 

@@ -21,6 +21,14 @@ Reproduces sentencepiece 0.2.3, ``sentencepiece_processor.cc``
   and escape_whitespaces play no part;
 * the denormalizer (``denormalizer_spec``, when it has a charsmap) runs last
   over the whole text.
+
+``token_bytes(id)``, which sentencepiece has no call for, is the piece
+(``id_to_piece``) as llama.cpp's ``token_to_piece(id, lstrip=0, special=true)``
+renders the same vocabulary (``llama-vocab.cpp``, SPM case): a ``BYTE`` piece is
+its byte, a ``CONTROL`` or ``UNKNOWN`` piece its own text (``"<s>"``, ``"<unk>"``),
+any other piece its text with every ``"▁"`` as a space (what decode writes for it
+after other text; llama.cpp keeps a ``USER_DEFINED`` piece's ``"▁"``, sentencepiece's
+decode does not, and this follows sentencepiece).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import operator
 from typing import Protocol, Sequence
 
 from ..errors import DecodeError
+from . import IdsDecoder
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 _SPACE = "\u2581"
@@ -49,7 +58,7 @@ class _Normalizer(Protocol):
     def normalize(self, text: str) -> str: ...
 
 
-class SentencePieceDetokenizer:
+class SentencePieceDetokenizer(IdsDecoder):
     """``SentencePieceProcessor.decode(ids)``.
 
     Args:
@@ -70,7 +79,17 @@ class SentencePieceDetokenizer:
         self._remove_extra = remove_extra_whitespaces
         self._denormalizer = denormalizer
 
-    def decode_text(self, ids: list[int], skip_special: bool = False) -> str:
+    def token_bytes(self, id: int) -> bytes:
+        if not 0 <= id < len(self._pieces):
+            raise DecodeError(f"token id {id} is outside the vocabulary (0..{len(self._pieces) - 1})")
+        piece, kind = self._pieces[id], self._types[id]
+        if kind == BYTE:
+            return bytes([int(piece[3:5], 16)])
+        if kind in (CONTROL, UNKNOWN):
+            return piece.encode("utf-8")
+        return piece.replace(_SPACE, " ").encode("utf-8")
+
+    def decode(self, ids: list[int], *, skip_special: bool) -> str:
         """The text of `ids`; `skip_special` has no effect (control pieces never show)."""
         pieces, types, size = self._pieces, self._types, len(self._pieces)
         out: list[str] = []

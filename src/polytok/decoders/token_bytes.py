@@ -1,6 +1,6 @@
 """TokenBytes detokenizer: ids → the bytes each stands for → text (tiktoken, Mistral tekken).
 
-Stage: decoder, working on ids (a `Tokenizer` ``detokenizer``); no ``tokenizer.json`` type.
+Stage: decode, working on ids (a `Tokenizer`'s `IdsDecoder`); no ``tokenizer.json`` type.
 
 Reproduces:
 
@@ -18,6 +18,9 @@ Reproduces:
   Divergence: a negative id is a special id for mistral-common (``t <
   num_special_tokens``) and, with KEEP, indexes its special list from the end;
   polytok raises `DecodeError`.
+
+``token_bytes(id)`` is the table's entry: tiktoken's ``decode_single_token_bytes``
+(a special token's UTF-8 text) and mistral-common's ``id_to_byte_piece(id, KEEP)``.
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ from itertools import groupby
 from typing import Literal
 
 from ..errors import DecodeError
+from . import IdsDecoder
 
 Policy = Literal["keep", "ignore", "raise"]
 
 
-class TokenBytes:
+class TokenBytes(IdsDecoder):
     """Decode ids through a table of token bytes.
 
     Args:
@@ -44,12 +48,13 @@ class TokenBytes:
         self.special_ids = special_ids
         self.runs = runs
 
-    def decode_bytes(self, ids: list[int]) -> bytes:
-        """The bytes of `ids`, specials included (tiktoken ``decode_bytes``)."""
-        self._check(ids)
-        return b"".join(map(self.table.__getitem__, ids))  # type: ignore[arg-type]  # checked: no None
+    def token_bytes(self, id: int) -> bytes:
+        found = self.table[id] if 0 <= id < len(self.table) else None
+        if found is None:
+            raise DecodeError(f"token id {id} is not in the vocabulary (0 ≤ id < {len(self.table)})")
+        return found
 
-    def decode_text(self, ids: list[int], skip_special: bool = False) -> str:
+    def decode(self, ids: list[int], *, skip_special: bool) -> str:
         """tiktoken ``decode`` (``runs=False``); mistral-common ``decode`` with KEEP / IGNORE (``runs=True``)."""
         return self.decode_policy(ids, "ignore" if skip_special else "keep")
 

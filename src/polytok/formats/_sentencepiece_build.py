@@ -23,6 +23,7 @@ from ..tokenizer import Tokenizer
 from .sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, as_float32
 
 if TYPE_CHECKING:
+    from ..decoders.sentencepiece_detokenizer import SentencePieceDetokenizer
     from ..normalizers.precompiled import Precompiled
 
 _SPACE = "\u2581"
@@ -43,7 +44,7 @@ def build_tokenizer(proto: ModelProto) -> Tokenizer:
     controls = [AddedToken(p, special=True, normalized=False) for p, t in zip(proto.pieces, proto.types)
                 if t == CONTROL]
     return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", True),
-                     pre_tokenizer=pre_tokenizer, added_tokens=controls, detokenizer=_detokenizer(proto),
+                     pre_tokenizer=pre_tokenizer, added_tokens=controls, decoder=_detokenizer(proto),
                      default_special=SpecialTokens.AS_TEXT, special_ids=ids,
                      eog_ids={ids["eos"]} if "eos" in ids else set(),
                      metadata={"format": "sentencepiece", "source": proto.file, "model_type": proto.model_type,
@@ -197,7 +198,7 @@ def _check_charsmap(proto: ModelProto, blob: bytes, key: str) -> None:
         raise _fail(proto, "the normalized block must be NUL-terminated", key)
 
 
-def _detokenizer(proto: ModelProto) -> Any:
+def _detokenizer(proto: ModelProto) -> "SentencePieceDetokenizer":
     from ..decoders.sentencepiece_detokenizer import SentencePieceDetokenizer
 
     denormalizer = None

@@ -7,7 +7,7 @@ vendored by llama-cpp-python 0.3.36, ``src/llama-vocab.cpp``
 from ``tokenizer.ggml.model``; the flag defaults per type, changed by the BPE
 pre type (`polytok.pre_tokenizers.llama_pre_types`) and by the GGUF keys; the
 special ids (a key naming an id outside the vocabulary is ignored); and the
-attribute and EOG rules of `polytok.special.llama_specials`.
+attribute and EOG rules of `polytok.formats.gguf_token_attrs.llama_specials`.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
 from ..models._bpe_merges import UnknownMergeToken
 from ..pre_tokenizers.llama_pre_types import PreType, pre_type
-from ..special import LlamaSpecials, llama_specials
 from .gguf_keys import KEY_TYPES, General, Tokenizer
 from .gguf_keys import Tokenizer as Tokenizer_keys
 from .gguf_reader import GGUFMetadata, read_gguf_metadata
+from .gguf_token_attrs import LlamaSpecials, llama_specials
 
 _BYTE_TYPE = 6  # llama_token_type LLAMA_TOKEN_TYPE_BYTE
 _BYTE_TEXT = regex.compile(r"<0x[0-9A-Fa-f]{2}>")
@@ -223,7 +223,7 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     model, normalizer, pre_tokenizer = builder(vocab)
     tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
                      post_processor=_special_ids_processor(vocab), special_split=vocab.specials.partition(vocab.texts),
-                     detokenizer=vocab.detokenizer(),
+                     decoder=vocab.detokenizer(),
                      special_ids={k: v for k, v in vocab.specials.ids.items() if v is not None},
                      eog_ids=vocab.specials.eog,
                      metadata={"format": "gguf", "source": vocab.file, "gguf": vocab})

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ..decoders.byte_level import ByteLevel as ByteLevelDecoder
+from ..decoders.chain_decoder import ChainDecoder
 from ..errors import FormatError
 from ..models.bpe import BPE, UnknownMergeToken
 from ..post_processors.template import TemplateProcessing
@@ -139,17 +140,18 @@ def read_gpt2_vocab(path: Path, **options: Any) -> Tokenizer:
     merges_path = Path(options.pop("merges_file", folder_files.where(path.parent, "merges.txt")))
     settings = read_settings(path.parent, options, _DEFAULT_TOKENS)
     values = settings.values
-    decoder: Any = ByteLevelDecoder()
+    chain: Any = ByteLevelDecoder()
     if values.get("clean_up_tokenization_spaces") and values.get(
             "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output"):
-        decoder = with_clean_up(decoder)
+        chain = with_clean_up(chain)
     tok = Tokenizer(read_bpe_files(path, merges_path),
                     pre_tokenizer=ByteLevel(add_prefix_space=bool(values.get("add_prefix_space", False))),
-                    decoder=decoder, added_tokens=settings.added,
+                    added_tokens=settings.added,
                     default_special=SpecialTokens.AS_TEXT if values.get("split_special_tokens")
                     else SpecialTokens.PARSE,
                     metadata={"format": "gpt2_vocab", "source": str(path), "merges": str(merges_path),
                               "config_files": settings.files})
+    tok.decoder = ChainDecoder(chain, tok.model, tok.added)
     tok.post_processor = _bos_eos_template(tok, settings)
     tok.special_ids = settings.special_ids(tok.token_to_id)
     if "eos" in tok.special_ids:

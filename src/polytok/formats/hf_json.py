@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 
 from .. import decoders, models, normalizers, post_processors, pre_tokenizers
 from .._config import MAX_JSON_DEPTH, as_object, check_depth, join, optional, required
+from ..decoders.chain_decoder import ChainDecoder
 from ..errors import FormatError
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
@@ -78,17 +79,21 @@ def parse_tokenizer_json(data: Any, *, metadata: dict[str, Any] | None = None) -
     added = [_added_token(t, join("added_tokens", i)) for i, t in enumerate(raw_added)]
     truncation = optional(data, "truncation", dict, "")
     padding = optional(data, "padding", dict, "")
-    return Tokenizer(
+    pre_tokenizer = _component(pre_tokenizers.from_config, data, "pre_tokenizer")
+    post_processor = _component(post_processors.from_config, data, "post_processor")
+    chain = _component(decoders.from_config, data, "decoder")
+    tok = Tokenizer(
         model,
         normalizer=normalizer,
-        pre_tokenizer=_component(pre_tokenizers.from_config, data, "pre_tokenizer"),
-        post_processor=_component(post_processors.from_config, data, "post_processor"),
-        decoder=_component(decoders.from_config, data, "decoder"),
+        pre_tokenizer=pre_tokenizer,
+        post_processor=post_processor,
         added_tokens=added,
         truncation=Truncation.from_config(truncation) if truncation is not None else None,
         padding=Padding.from_config(padding) if padding is not None else None,
         metadata=metadata,
     )
+    tok.decoder = ChainDecoder(chain, tok.model, tok.added)  # it reads the tokenizer's added vocabulary
+    return tok
 
 
 def read_tokenizer_json(path: str | Path) -> Tokenizer:

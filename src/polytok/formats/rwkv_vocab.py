@@ -26,10 +26,11 @@ llama.cpp's GGUF converter writes them for this very file
 e.g. ``"hello"``, ``"\\n\\n"``, ``"\\xe4\\xbd\\xa0"``), which the model un-escapes
 back into the same bytes.
 
-Decoding divergence, on purpose: ``TRIE_TOKENIZER.decode`` returns the single
-string ``"\\ufffd"`` for the whole output when the joined bytes are not valid
-UTF-8; polytok replaces each invalid sequence with U+FFFD and keeps the rest
-(``bytes.decode("utf-8", "replace")`` of ``decodeBytes``), like the other
+Decoding (`polytok.decoders.rwkv_detokenizer`) diverges on purpose:
+``TRIE_TOKENIZER.decode`` returns the single string ``"\\ufffd"`` for the
+whole output when the joined bytes are not valid UTF-8; polytok replaces
+each invalid sequence with U+FFFD and keeps the rest (``bytes.decode("utf-8",
+"replace")`` of ``decodeBytes``), like the other
 engines, so `Tokenizer.decode_stream` works (it holds text back while it
 ends in U+FFFD). An id without a token (e.g. 0) raises `DecodeError`: the
 reference's ``decodeBytes`` raises ``KeyError``, which ``decode`` turns into
@@ -44,7 +45,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..errors import DecodeError, FormatError
+from ..decoders.rwkv_detokenizer import RWKVDetokenizer
+from ..errors import FormatError
 from ..models.rwkv import RWKV
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
@@ -179,29 +181,6 @@ def _read_lines(path: Path) -> list[str]:
     return lines
 
 
-class _TrieDetokenizer:
-    """``decodeBytes`` joined and decoded with U+FFFD for invalid sequences (see the module docstring)."""
-
-    def __init__(self, model: RWKV) -> None:
-        self._bytes = model.token_bytes
-
-    def decode_text(self, ids: list[int], skip_special: bool = False) -> str:
-        try:
-            data = b"".join(self._bytes(i) for i in ids)
-        except (KeyError, TypeError):
-            position, bad = next((p, i) for p, i in enumerate(ids) if not _has_token(self._bytes, i))
-            raise DecodeError(f"position {position}: RWKV: id {bad!r} has no token in this vocabulary") from None
-        return data.decode("utf-8", "replace")
-
-
-def _has_token(token_bytes: Any, id_: Any) -> bool:
-    try:
-        token_bytes(id_)
-    except (KeyError, TypeError):
-        return False
-    return True
-
-
 def read_rwkv_vocab(path: Path, **options: Any) -> Tokenizer:
     """Load an RWKV world vocabulary file as rwkv's ``TRIE_TOKENIZER``.
 
@@ -228,6 +207,6 @@ def read_rwkv_vocab(path: Path, **options: Any) -> Tokenizer:
     for id_, token in by_id.items():
         pieces[id_] = escape_bytes(token)
     model = RWKV(pieces, missing_byte="error")
-    return Tokenizer(model, detokenizer=_TrieDetokenizer(model), default_special=SpecialTokens.AS_TEXT,
+    return Tokenizer(model, decoder=RWKVDetokenizer(model), default_special=SpecialTokens.AS_TEXT,
                      metadata={"format": "rwkv_vocab", "source": str(path)})
 

@@ -26,7 +26,7 @@ the special count), plus:
 - decode: each run of ordinary ids between special ones is decoded on its own,
   as ``_decode_all`` does. ``decode(ids, skip_special=True)`` is
   ``SpecialTokenPolicy.IGNORE`` (mistral-common's default), ``skip_special=False``
-  is ``KEEP``; ``RAISE`` is ``tok.detokenizer.decode_policy(ids, "raise")``
+  is ``KEEP``; ``RAISE`` is ``tok.decoder.decode_policy(ids, "raise")``
   (`decoders.token_bytes.TokenBytes`).
 
 Checks: mistral-common asserts (``AssertionError``); polytok raises
@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any, NoReturn, TypedDict
 
 from .._config import join
-from ..decoders.token_bytes import TokenBytes
 from ..errors import FormatError
 from ..post_processors.template import TemplateProcessing
 from ..tokenizer import Tokenizer
@@ -118,12 +117,10 @@ def read_tekken(path: Path, **options: Any) -> Tokenizer:
     gc.disable()
     try:
         tok = build_tiktoken(token_bytes, range(len(token_bytes)), pattern, specials, source=str(path),
-                             offset=n_special)
+                             offset=n_special, runs=True)  # mistral-common decodes each run on its own
     finally:
         if collecting:
             gc.enable()
-    if isinstance(tok.detokenizer, TokenBytes):
-        tok.detokenizer.runs = True  # mistral-common decodes each run between special ids on its own
     tok.special_ids = {kind: specials[text] for kind, text in _NAMED.items() if text in specials}
     tok.eog_ids = frozenset({tok.special_ids["eos"]} if "eos" in tok.special_ids else ())
     if "bos" in tok.special_ids:

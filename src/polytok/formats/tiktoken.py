@@ -216,10 +216,12 @@ def _parse_lines(data: bytes, file: str) -> tuple[list[bytes], list[int] | range
 
 
 def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: str,
-                   special_tokens: dict[str, int], *, source: str, offset: int = 0) -> Tokenizer:
+                   special_tokens: dict[str, int], *, source: str, offset: int = 0,
+                   runs: bool = False) -> Tokenizer:
     """The tiktoken pipeline over ranked token bytes; token ids are ``rank + offset``.
 
-    Shared with the tekken reader (``offset`` = its number of special tokens).
+    Shared with the tekken reader (``offset`` = its number of special tokens; ``runs``:
+    decode each run between special ids on its own, `TokenBytes`).
     """
     n = len(token_bytes)
     ids: list[int] | range = range(offset, offset + n)
@@ -244,7 +246,7 @@ def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: 
     # an id that is both a rank and a special decodes as the rank (lib.rs decode_bytes looks there first)
     specials = frozenset(v for v in special_tokens.values() if v not in rank_ids)
     tok = Tokenizer(model, normalizer=SurrogateRepair(), pre_tokenizer=pre_tokenizer,
-                    detokenizer=TokenBytes(table, specials), default_special=SpecialTokens.AS_TEXT,
+                    decoder=TokenBytes(table, specials, runs=runs), default_special=SpecialTokens.AS_TEXT,
                     metadata={"format": "tiktoken", "source": source, "pattern": pattern})
     tok.added.add_fixed({id_: AddedToken(text, special=True, normalized=False)
                          for text, id_ in special_tokens.items()})
@@ -284,7 +286,7 @@ def mergeable_ranks(tok: Tokenizer) -> dict[bytes, int]:
     Raises:
         ValueError: `tok` was not read from one of those formats.
     """
-    detok = tok.detokenizer
+    detok = tok.decoder
     if not isinstance(detok, TokenBytes) or tok.metadata.get("format") not in ("tiktoken", "tekken"):
         raise ValueError("not a tokenizer read from a tiktoken rank file or a tekken.json")
     offset = tok.metadata.get("num_special_tokens", 0) if tok.metadata["format"] == "tekken" else 0

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chars import WHITE_SPACE
+from ..decoders.chain_decoder import ChainDecoder
 from ..decoders.wordpiece import WordPiece as WordPieceDecoder
 from ..errors import FormatError
 from ..models.wordpiece import WordPiece
@@ -115,14 +116,15 @@ def read_wordpiece_vocab(path: Path, **options: Any) -> Tokenizer:
                                 strip_accents=values.get("strip_accents"), lowercase=lowercase)
     unk = settings.token("unk_token")
     model = WordPiece(read_vocab_lines(path), unk_token="None" if unk is None else unk)
-    decoder: Any = WordPieceDecoder(prefix="##", cleanup=True)
+    chain: Any = WordPieceDecoder(prefix="##", cleanup=True)
     if values.get("clean_up_tokenization_spaces"):
-        decoder = with_clean_up(decoder)
-    tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(), decoder=decoder,
+        chain = with_clean_up(chain)
+    tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(),
                     added_tokens=settings.added,
                     default_special=SpecialTokens.AS_TEXT if values.get("split_special_tokens")
                     else SpecialTokens.PARSE,
                     metadata={"format": "wordpiece_vocab", "source": str(path), "config_files": settings.files})
+    tok.decoder = ChainDecoder(chain, tok.model, tok.added)
     tok.post_processor = _bert_template(tok, settings.token("cls_token"), settings.token("sep_token"))
     tok.special_ids = settings.special_ids(tok.token_to_id)
     return tok

@@ -6,11 +6,11 @@ character offsets, the post-processor's ``special_tokens_mask``), the first
 divergence and its reason names are `polytok.parity.compare`'s, the stages are
 `polytok.explain`'s. This module only adds what a person needs to see them:
 
-- each token's bytes: llama.cpp's ``llama_token_to_piece`` for a GGUF vocabulary
-  (`LlamaDetokenizer.piece`), the byte table of tiktoken / tekken
-  (`TokenBytes.decode_bytes`), RWKV's trie bytes, else read off the piece: a
-  byte-fallback piece ``<0xNN>`` is that byte, a byte-level piece (a ``ByteLevel``
-  decoder) maps back through the GPT-2 alphabet, and ``▁`` is a space;
+- each token's bytes: `Tokenizer.token_bytes` (llama.cpp's ``llama_token_to_piece``
+  for a GGUF vocabulary, the byte table of tiktoken / tekken, RWKV's token bytes,
+  sentencepiece's piece, what an HF decoder chain writes for the piece: a
+  byte-fallback piece ``<0xNN>`` is that byte, a byte-level piece maps back
+  through the GPT-2 alphabet, ``▁`` is a space);
 - its kind as bit flags (`FLAG_*`): special, byte fallback, part of a UTF-8
   character (its bytes do not decode on their own), added by the post-processor,
   the unknown token;
@@ -23,18 +23,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from ..byte_alphabet import CHARS_TO_BYTES
 from ..encoding import Encoding
 from ..errors import PolytokError
-from ..explain import component_name, explain
+from ..explain import explain
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
 __all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "FLAG_UNK", "token_view", "diff_regions",
-           "explain_view", "bytes_reader"]
+           "explain_view"]
 
 FLAG_SPECIAL = 1  # a special token (the special table, a control token, or a post-processor addition)
 FLAG_BYTE = 2  # a byte-fallback piece, <0xNN>
@@ -44,31 +43,6 @@ FLAG_UNK = 16  # the unknown token: the text under it is lost
 
 _NOT_SPECIAL = ("nl", "unk")
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
-BytesOf = Callable[[int, str], bytes]
-
-
-def bytes_reader(tok: "Tokenizer") -> BytesOf:
-    """A function ``(id, piece) -> bytes``: what the token stands for, as the format's decoder sees it."""
-    detok: Any = tok.detokenizer
-    if detok is not None and hasattr(detok, "piece"):
-        return lambda id_, piece: bytes(detok.piece(id_, True))
-    if detok is not None and hasattr(detok, "decode_bytes"):
-        return lambda id_, piece: bytes(detok.decode_bytes([id_]))
-    model: Any = tok.model
-    if hasattr(model, "token_bytes"):
-        return lambda id_, piece: bytes(model.token_bytes(id_))
-    byte_level = "ByteLevel" in component_name(tok.decoder)
-    return lambda id_, piece: _piece_bytes(piece, byte_level)
-
-
-def _piece_bytes(piece: str, byte_level: bool) -> bytes:
-    if byte_level and piece and all(c in CHARS_TO_BYTES for c in piece):
-        return bytes(CHARS_TO_BYTES[c] for c in piece)
-    found = _BYTE_PIECE.match(piece)
-    if found is not None and not byte_level:
-        return bytes([int(found.group(1), 16)])
-    return piece.replace("\u2581", " ").encode("utf-8", "surrogatepass")
-
 
 def special_set(tok: "Tokenizer") -> frozenset[int]:
     """The ids the page marks as special: named special ids (not llama.cpp's newline ``nl`` nor ``unk``, an
@@ -96,7 +70,6 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
     The ids are ``tok.encode_full(...).ids``, which equal ``tok.encode(...)`` (the same stages).
     """
     enc: Encoding = tok.encode_full(text, add_special=add_special, special=special)
-    of = bytes_reader(tok)
     specials = special_set(tok)
     unk = tok.special_ids.get("unk", getattr(tok.model, "unk_id", None))
     seen: dict[int, tuple[str, str, int]] = {}  # one lookup per distinct id: a text repeats its tokens
@@ -105,7 +78,7 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
         known = seen.get(id_)
         if known is None:
             shown = tok.id_to_token(id_) or ""
-            data = _token_bytes(of, id_, shown)
+            data = _token_bytes(tok, id_, shown)
             flag = _flags(id_, shown, data, specials) | (FLAG_UNK if id_ == unk else 0)
             known = seen[id_] = (shown, data.hex(), flag)
         pieces.append(known[0])
@@ -115,10 +88,10 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
             "bytes": hexes, "flags": flags, "count": len(enc.ids)}
 
 
-def _token_bytes(of: BytesOf, id_: int, piece: str) -> bytes:
+def _token_bytes(tok: "Tokenizer", id_: int, piece: str) -> bytes:
     try:
-        return of(id_, piece)
-    except (PolytokError, LookupError):  # an id the byte table lacks (a pad id past the vocabulary)
+        return tok.token_bytes(id_)
+    except PolytokError:  # an id no token has (a pad id past the vocabulary)
         return piece.encode("utf-8", "surrogatepass")
 
 
