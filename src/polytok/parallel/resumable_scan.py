@@ -30,7 +30,7 @@ slice). Two ways to run one, measured on GPT-2's pattern over bench_en (1.9 MB,
 So a scan that must stop uses ``finditer`` and one that runs to the end uses
 ``findall``; `long_text` arranges for one region per seam to need the former.
 Where the pattern's owner knows how far past a match's end the text can change it
-(`split_behavior.KnownPattern`: 2 chars for ByteLevel's own GPT-2 pattern, and for
+(`split_behavior.PatternProof`: 2 chars for ByteLevel's own GPT-2 pattern, and for
 Llama 3's and Qwen2's but for the runs of white space they read whole), a scan
 stops with ``findall`` and an ``endpos`` instead, keeping only the matches that end
 that far before it (`Scanner.pieces_until`): on bench_code in 16 stopped scans,
@@ -51,10 +51,11 @@ import regex
 from ..pre_tokenizers.byte_level import ByteLevel
 from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
-from ..pre_tokenizers.split_behavior import KnownPattern, RegexSplitter
+from ..pre_tokenizers.split_behavior import CharSplitter, PatternProof, RegexSplitter
 from ..regex_dialect import OnigPattern
 
 if TYPE_CHECKING:
+    from ..pre_tokenizers import PreTokenizer
     from ..tokenizer import Tokenizer
 
 __all__ = ["Scanner", "scanner_for"]
@@ -71,18 +72,18 @@ class Scanner:
     """The first, scanning stage of a pre-tokenizer and the per-piece stages after it."""
 
     def __init__(self, native: Any, view: Callable[[str], str], gaps: bool,
-                 mapped: Callable[[str], str] | None, rest: list[Any], prefix_space: bool = False,
-                 covers: bool = False, known: KnownPattern | None = None) -> None:
+                 mapped: Callable[[str], str] | None, rest: list[PreTokenizer], prefix_space: bool = False,
+                 covers: bool = False, proof: PatternProof | None = None) -> None:
         self.native, self.view, self.gaps, self.mapped, self.rest = native, view, gaps, mapped, rest
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
         # the pattern's matches tile any text and are never empty (`RegexSplitter`'s always_covers,
         # known for ByteLevel's own pattern), so a findall needs neither check below: the two
         # passes over the pieces were 5 % of a two-worker count's instructions (callgrind)
         self.covers = covers
-        # with `covers`: how far past its end the text can change a match (`KnownPattern`), which
+        # with `covers`: how far past its end the text can change a match (`PatternProof`), which
         # lets `until` stop a findall exactly (see `pieces_until`)
-        self.decided_within = known.decided_within if covers and known is not None else None
-        self.reads_space_runs = known is not None and known.reads_space_runs
+        self.decided_within = proof.decided_within if covers and proof is not None else None
+        self.reads_space_runs = proof is not None and proof.reads_space_runs
 
     def to_end(self, text: str, view: str, pos: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos` to the end; None where a scan meets an
@@ -201,8 +202,7 @@ class Scanner:
     def words(self, piece: str) -> list[str]:
         words = [self.mapped(piece)] if self.mapped is not None else [piece]
         for stage in self.rest:
-            each = getattr(stage, "pre_tokenize_each", None)
-            words = each(words) if each is not None else [w for p in words for w in stage.pre_tokenize(p, False)]
+            words = stage.pre_tokenize_each(words)
         return words
 
     def one_word(self) -> Callable[[str], str] | None:
@@ -212,7 +212,7 @@ class Scanner:
             if not (isinstance(stage, ByteLevel) and not stage.use_regex and not stage.add_prefix_space
                     and mapped is None):
                 return None
-            mapped = stage._mapped
+            mapped = stage.byte_form
         return mapped if mapped is not None else (lambda piece: piece)
 
 
@@ -247,17 +247,17 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     if pre is None or not tok.fast_path:
         return None
     first, rest = (pre.pretokenizers[0], pre.pretokenizers[1:]) if isinstance(pre, Sequence) else (pre, [])
-    if any(getattr(stage, "reads_origin", True) for stage in rest):
+    if any(stage.reads_origin for stage in rest):
         return None
     mapped = None
-    splitter: Any = None
+    splitter: RegexSplitter | CharSplitter | None = None
     prefix_space = False
     if isinstance(first, ByteLevel):
         if not first.use_regex:
             return None
-        splitter, mapped, prefix_space = first._splitter, first._mapped, first.add_prefix_space
+        splitter, mapped, prefix_space = first.splitter, first.byte_form, first.add_prefix_space
     elif isinstance(first, Split):
-        splitter = first._splitter
+        splitter = first.splitter
     if not isinstance(splitter, RegexSplitter) or splitter.splits_empty_text:
         return None
     if splitter.behavior == "isolated" and not splitter.invert:
@@ -271,5 +271,5 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     if isinstance(pattern, OnigPattern):
         if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
             return None
-        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.known)
-    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, splitter.known)
+        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.proof)
+    return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, splitter.proof)

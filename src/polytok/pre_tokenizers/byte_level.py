@@ -30,7 +30,7 @@ per line of English on one core, of which ``findall`` alone is ~12):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..bounded_cache import BoundedCache
 from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
@@ -38,7 +38,7 @@ from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex_dialect import compile_onig
 from .base import PreTokenizerBase
-from .split_behavior import KnownPattern, RegexSplitter
+from .split_behavior import PatternProof, RegexSplitter
 
 # upstream (byte_level.rs, RE)
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
@@ -47,14 +47,14 @@ GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s
 # that matches at a position is still the match. compile_onig leaves the rest unchanged.
 _GPT2_FACTORED = r"'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
-# What is proven of the GPT-2 pattern (`text_scan` stops scans with it). Its letter, number,
+# What is proven of the GPT-2 pattern (`parallel.resumable_scan` stops scans with it). Its letter, number,
 # ``[^\s\p{L}\p{N}]`` and ``\s`` alternatives partition all chars, so the matches tile any
 # text. Every alternative reads one run: the contractions at most 3 chars; the letter, number
 # and other-symbol runs up to the first char outside the run, which is where the match ends;
 # ``\s+(?!\S)`` the whitespace run and the char after it, one past the match's end. The
 # alternatives tried before the one that matches read no further. So a match ending at ``e``
 # is the same in any text that agrees before ``e + 2``.
-_GPT2_KNOWN = KnownPattern(decided_within=2)
+_GPT2_PROOF = PatternProof(decided_within=2)
 _BYTE_TABLE = tuple(BYTES_TO_CHARS)  # str.translate table, indexed by a latin-1 char's ordinal
 _CACHE_LIMIT = 1 << 16
 
@@ -93,7 +93,7 @@ class ByteLevel(PreTokenizerBase):
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
         self.splits_pieces = use_regex
-        self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", known=_GPT2_KNOWN)
+        self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", proof=_GPT2_PROOF)
         self._byte_forms = _ByteLevelCache()
         self._mapped = self._byte_forms.__getitem__
 
@@ -120,6 +120,16 @@ class ByteLevel(PreTokenizerBase):
 
     def caches(self) -> list[BoundedCache[Any]]:
         return [self._byte_forms]
+
+    @property
+    def splitter(self) -> RegexSplitter:
+        """The GPT-2 pattern's isolated split (read by `polytok.parallel.resumable_scan`)."""
+        return self._splitter
+
+    @property
+    def byte_form(self) -> Callable[[str], str]:
+        """word -> the word in the byte alphabet, through this pre-tokenizer's cache."""
+        return self._mapped
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:
         if not ns.text:  # without the regex, a piece is only mapped: an empty one (a kept empty match) stays

@@ -31,13 +31,13 @@ from typing import Any, Literal
 
 from .._config import required
 from ..regex_dialect import Pattern, compile_literal, compile_onig, read_pattern
-from .split_behavior import (Behavior, EmptyMatches, KnownPattern, RegexSplitter, SplittingPreTokenizer,
+from .split_behavior import (Behavior, EmptyMatches, PatternProof, RegexSplitter, SplittingPreTokenizer,
                              behavior_from_config)
 
 
-# Patterns known by heart, as tokenizer.json files spell them, and what `text_scan` may assume
-# of their isolated splits (`split_behavior.KnownPattern`): Llama 3's and
-# Qwen2's (Qwen3's too), which differ only in ``\p{N}{1,3}`` / ``\p{N}``:
+# Patterns known by heart, as tokenizer.json files spell them, and what is proven of their
+# isolated splits (`split_behavior.PatternProof`, which `parallel.resumable_scan` relies on):
+# Llama 3's and Qwen2's (Qwen3's too), which differ only in ``\p{N}{1,3}`` / ``\p{N}``:
 # - every char is a letter, a digit, white space or none of these, and some alternative matches
 #   a non-empty run of each kind, so the matches tile any text;
 # - the contractions read at most 3 chars; the letter, digit and symbol alternatives (the symbol
@@ -49,7 +49,7 @@ from .split_behavior import (Behavior, EmptyMatches, KnownPattern, RegexSplitter
 #   line break, however many spaces follow it.
 _LLAMA3 = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 _QWEN2 = _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}", 1)
-_KNOWN_ISOLATED = dict.fromkeys((_LLAMA3, _QWEN2), KnownPattern(decided_within=2, reads_space_runs=True))
+_PROVEN_ISOLATED = dict.fromkeys((_LLAMA3, _QWEN2), PatternProof(decided_within=2, reads_space_runs=True))
 
 
 class Split(SplittingPreTokenizer):
@@ -79,9 +79,9 @@ class Split(SplittingPreTokenizer):
             compiled = compile_fancy(pattern, key)
         else:
             compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
-        known = (_KNOWN_ISOLATED.get(pattern) if is_regex and dialect == "onig" and behavior == "isolated"
+        proof = (_PROVEN_ISOLATED.get(pattern) if is_regex and dialect == "onig" and behavior == "isolated"
                  and not invert else None)
-        self._splitter = RegexSplitter(compiled, behavior, invert, known, empty_matches)
+        self._splitter = RegexSplitter(compiled, behavior, invert, proof, empty_matches)
         self.splits_empty_text = self._splitter.splits_empty_text
 
     @classmethod

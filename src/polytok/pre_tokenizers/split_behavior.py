@@ -123,9 +123,10 @@ def cut(text: str, spans: list[Span]) -> list[str]:
     return [text[s:e] for s, e in spans if e > s]
 
 
-class KnownPattern(NamedTuple):
-    """What the owner of a pattern (ByteLevel, a known Split) has proven of its isolated split,
-    for `polytok.text_scan`: its matches tile any text with no empty one, and the match found
+class PatternProof(NamedTuple):
+    """What the owner of a pattern (ByteLevel, a known Split) has proven of its isolated split:
+    its matches tile any text with no empty one (so `RegexSplitter.pieces` skips the check), and
+    for `polytok.parallel.resumable_scan`, which stops scans early with it: the match found
     at a position and ending at ``e`` depends only on the text before ``e + decided_within``,
     and, with `reads_space_runs`, on the whole run of white space (``\\s``) that starts where
     the match does and the char after that run, however far that is."""
@@ -138,10 +139,10 @@ class RegexSplitter:
     """Split at the matches of a compiled (onig-translated) pattern with a behaviour;
     `empty_matches` as in the module notes."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "known", "empty_matches", "splits_empty_text")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "proof", "empty_matches", "splits_empty_text")
 
     def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
-                 known: KnownPattern | None = None, empty_matches: EmptyMatches = "drop") -> None:
+                 proof: PatternProof | None = None, empty_matches: EmptyMatches = "drop") -> None:
         if empty_matches not in ("drop", "keep", "refuse"):
             raise ValueError(f"empty_matches must be 'drop', 'keep' or 'refuse', not {empty_matches!r}")
         if empty_matches != "drop" and (behavior != "removed" or not invert):
@@ -150,7 +151,7 @@ class RegexSplitter:
         self.behavior = behavior
         self.invert = invert
         self._findall = pattern.findall if pattern.groups == 0 else None
-        self.known = known  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
+        self.proof = proof  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
         self.empty_matches = empty_matches
         #: the empty text gives a piece (or, refusing, an error): the pattern matches it and empties count
         self.splits_empty_text = empty_matches != "drop" and pattern.search("") is not None
@@ -162,8 +163,8 @@ class RegexSplitter:
 
     @property
     def always_covers(self) -> bool:
-        """True when the matches are known to tile any text with no empty one (see `KnownPattern`)."""
-        return self.known is not None
+        """True when the matches are proven to tile any text with no empty one (see `PatternProof`)."""
+        return self.proof is not None
 
     def pieces(self, text: str) -> list[str]:
         """Fast path: the pieces as strings (empty ones dropped, unless kept)."""
@@ -172,7 +173,7 @@ class RegexSplitter:
         behavior = self.behavior
         if behavior == "isolated" and not self.invert:
             found = self._matches(text)
-            if self.known is not None or ("" not in found and sum(map(len, found)) == len(text)):
+            if self.proof is not None or ("" not in found and sum(map(len, found)) == len(text)):
                 return found
         elif behavior == "removed" and self.invert:
             found = self._matches(text)
@@ -267,6 +268,11 @@ class SplittingPreTokenizer(PreTokenizerBase):
     """Base of the pre-tokenizers that only cut (no char changes): both paths from ``_splitter``."""
 
     _splitter: RegexSplitter | CharSplitter
+
+    @property
+    def splitter(self) -> RegexSplitter | CharSplitter:
+        """What cuts the text (read by `polytok.parallel.resumable_scan`)."""
+        return self._splitter
 
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
         return self._splitter.pieces(text)
