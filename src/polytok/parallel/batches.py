@@ -27,6 +27,7 @@ import os
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..bounded_cache import BoundedCache
 from .runs import map_in_runs
 
 if TYPE_CHECKING:
@@ -89,19 +90,15 @@ def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool,
     return out
 
 
-def _caches(tok: "Tokenizer") -> list[dict[str, Any]]:
-    """The word caches of `tok`'s model and pre-tokenizers that a worker's words can fill:
-    dicts with a ``limit`` (`models._cache.WordCache`, ByteLevel's byte-form cache)."""
-    stages = [tok.model, *getattr(tok.pre_tokenizer, "pretokenizers", [tok.pre_tokenizer])]
-    found: list[dict[str, Any]] = []
-    for stage in stages:
-        for cache in (getattr(stage, "_cache", None), getattr(getattr(stage, "_mapped", None), "__self__", None)):
-            if isinstance(cache, dict) and hasattr(cache, "limit") and all(cache is not c for c in found):
-                found.append(cache)
+def _caches(tok: "Tokenizer") -> list[BoundedCache[Any]]:
+    """The word caches of `tok`'s model and pre-tokenizer that a child's words can fill."""
+    found = list(tok.model.caches())
+    if tok.pre_tokenizer is not None:
+        found += [cache for cache in tok.pre_tokenizer.caches() if all(cache is not c for c in found)]
     return found
 
 
-def _news(caches: list[dict[str, Any]], sent: list[int]) -> list[list[Any]]:
+def _news(caches: list[BoundedCache[Any]], sent: list[int]) -> list[list[Any]]:
     """Each cache's entries added since the last call (all of it if it was cleared meanwhile)."""
     news = []
     for index, cache in enumerate(caches):
@@ -111,8 +108,8 @@ def _news(caches: list[dict[str, Any]], sent: list[int]) -> list[list[Any]]:
     return news
 
 
-def _absorb(caches: list[dict[str, Any]], news: list[list[Any]]) -> None:
+def _absorb(caches: list[BoundedCache[Any]], news: list[list[Any]]) -> None:
     """A worker's new cache entries into this process's caches, where they fit."""
     for cache, entries in zip(caches, news):
-        if len(cache) + len(entries) <= cache.limit:  # type: ignore[attr-defined]
+        if len(cache) + len(entries) <= cache.limit:
             cache.update(entries)

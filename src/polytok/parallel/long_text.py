@@ -133,12 +133,12 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
     if scan is None:
         return None
     starts, pieces = scan
-    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
-    if one_word is not None and each is not None:  # the usual case, in bulk: the loops run in C
-        found = each(list(map(one_word, pieces)))
+    one_word = scanner.one_word()
+    if one_word is not None:  # the usual case, in bulk: the loops run in C
+        found = tok.model.tokenize_each(list(map(one_word, pieces)))
     else:
-        tokenize = tok.model.tokenize
-        found = [[i for word in scanner.words(piece) for i in tokenize(word)] for piece in pieces]
+        tokenize_all = tok.model.tokenize_all
+        found = [tokenize_all(scanner.words(piece)) for piece in pieces]
     before = list(accumulate(map(len, found), initial=0))
     left_end = bisect_left(starts, lo + OVERLAP) if lo > 0 else 0
     right_from = bisect_left(starts, hi - OVERLAP) if hi < len(text) else len(starts)
@@ -148,12 +148,12 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
 
 
 def _counted(tok: "Tokenizer", scanner: Scanner, text: str, view: str, lo: int, hi: int) -> _Region | None:
-    """`_region_counted` where the pipeline allows it (each piece one word, a model that takes
-    words in bulk, a view that is the text itself), else None."""
-    one_word, each = scanner.one_word(), getattr(tok.model, "tokenize_each", None)
-    if view is not text or one_word is None or each is None:
+    """`_region_counted` where the pipeline allows it (each piece one word, a view that is the
+    text itself), else None."""
+    one_word = scanner.one_word()
+    if view is not text or one_word is None:
         return None
-    return _region_counted(scanner, text, lo, hi, max(0, lo - OVERLAP), one_word, each)
+    return _region_counted(scanner, text, lo, hi, max(0, lo - OVERLAP), one_word, tok.model.tokenize_each)
 
 
 def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one_word: Callable[[str], str],
