@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ._gc import paused
+from .gc_pause import gc_paused
 from .decoders import IdsDecoder
 from .decoders.chain_decoder import ChainDecoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
@@ -233,7 +233,7 @@ class Tokenizer:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse = _policy(self.default_special if special is None else special)
         try:
-            with paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
+            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
                 ids_a = self._sequence_ids(text, parse)
                 ids_b = self._sequence_ids(pair, parse) if pair is not None else None
                 return self._finish_ids(ids_a, ids_b, add_special)
@@ -431,7 +431,7 @@ class Tokenizer:
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
         try:
-            with paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
+            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
                 enc_a = self._sequence_encoding(text, parse, 0)
                 enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input

@@ -22,7 +22,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from .._gc import paused
+from ..gc_pause import gc_paused
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from .compressed import read_head
@@ -86,7 +86,7 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
         FormatError: the path does not exist, its format is not recognised, or
             the file is invalid (the error names the file and the key or offset).
     """
-    with paused():  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
+    with gc_paused():  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
         try:
             return _load(path, **options)
         except FormatError as exc:  # every error of a load names the file (a reader may not know it)

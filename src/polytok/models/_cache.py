@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from itertools import compress, repeat
 from operator import is_
 
-from .._gc import paused
+from ..gc_pause import gc_paused
 from ..bounded_cache import BoundedCache
 
 CACHE_SIZE = 1 << 18
@@ -54,7 +54,7 @@ class WordCache(BoundedCache[list[int]]):
         GPT-2, 3 with it off)."""
         found = list(map(self.get, words))
         if None in found:
-            with paused():
+            with gc_paused():
                 new = {word: ids_of(word) for word in set(compress(words, map(is_, found, repeat(None))))}
             found = list(map(new.get, words, found))
         return found  # type: ignore[return-value]  # no None is left

@@ -96,7 +96,7 @@ from itertools import accumulate, chain, repeat
 from typing import Any, Literal, Sequence
 
 from .._config import join, optional, required
-from .._gc import paused
+from ..gc_pause import gc_paused
 from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError, not_utf8
 from ._bpe_cut import cut_mark
@@ -314,7 +314,7 @@ class BPE(VocabLookup):
         ranks = self._ranks
         if ranks is None:
             left_ids, right_ids = self._pair_ids  # type: ignore[misc]
-            with paused():  # every new key tuple stays alive: collections during the build are pure cost (2x)
+            with gc_paused():  # every new key tuple stays alive: collections during the build are pure cost (2x)
                 ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
             self._pair_ids = None
         return ranks.get

@@ -47,7 +47,7 @@ from bisect import bisect_left
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from .._gc import paused
+from ..gc_pause import gc_paused
 from ..errors import EmptyMatchError
 from ..special import SpecialTokens
 from .fork import can_fork, run_shared
@@ -299,7 +299,7 @@ def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special:
         return out
 
     try:
-        with paused():  # as in Tokenizer.encode: the scans and lookups make no cycles (the workers inherit it)
+        with gc_paused():  # as in Tokenizer.encode: the scans and lookups make no cycles (the workers inherit it)
             found = _gather(run_shared(work, range(workers)))
         if on_done is not None:
             on_done(claims.news())

@@ -1,4 +1,4 @@
-"""`paused`: Python's cyclic garbage collector held off for a block of work that makes no cycles.
+"""`gc_paused`: Python's cyclic garbage collector held off for a block of work that makes no cycles.
 
 Tokenizing and loading build many short-lived tuples and lists (merge pairs, word
 ids, parsed tables) and no reference cycles, so the collections they would set off
@@ -12,11 +12,11 @@ from __future__ import annotations
 import gc
 from typing import Any
 
-__all__ = ["paused"]
+__all__ = ["gc_paused"]
 
 
-class paused:
-    """``with paused(): ...`` runs the block with the cyclic collector off."""
+class gc_paused:
+    """``with gc_paused(): ...`` runs the block with the cyclic collector off."""
 
     __slots__ = ("_was_on",)
 
