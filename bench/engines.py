@@ -15,7 +15,7 @@ each engine is called the way its users call it:
   one call per line.
 
 polytok encodes with ``add_special=False`` and special markers as text (the
-bench texts hold none), and ``encode_batch`` for lines (its process pool, every
+bench texts hold none), and ``encode_batch`` for lines (forked processes, every
 core).
 """
 

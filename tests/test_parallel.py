@@ -1,6 +1,8 @@
-"""encode_batch over a process pool (polytok.parallel.batches): the same ids as the reference's batch call."""
+"""encode_batch over forked processes (polytok.parallel.batches): the same ids as the reference's batch call."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -40,6 +42,17 @@ def test_an_error_in_a_worker_is_raised_as_this_process_raises_it():
     with pytest.raises(Exception) as serial:
         tok.encode_batch(texts, workers=1)
     with pytest.raises(type(serial.value)):
+        tok.encode_batch(texts, workers=2)
+
+
+def test_an_encode_error_past_the_first_share_is_raised_with_its_own_type_and_message():
+    """A text that only fails when encoded (a lone surrogate), among the spans the forked
+    processes share: the error is the one a one-process encode raises, not a worker's repr."""
+    tok = polytok.load("gpt2")
+    texts = ["fine text"] * 30 + ["a\ud800b"] + ["fine text"] * 10
+    with pytest.raises(polytok.PolytokError) as serial:
+        tok.encode_batch(texts, workers=1)
+    with pytest.raises(type(serial.value), match=re.escape(str(serial.value))):
         tok.encode_batch(texts, workers=2)
 
 

@@ -263,3 +263,16 @@ def test_shares_stopped_short_give_the_reference_ids(monkeypatch, name, workers)
     assert long_text.encode_long(tok, texts, add_special=False, special=None, workers=workers) == expected
     assert long_text.count_long(tok, texts, add_special=False, special=None, workers=workers) == \
         [len(ids) for ids in expected]
+
+
+def test_a_special_that_is_not_a_policy_is_left_to_the_callers_encode(monkeypatch):
+    """`encode_long` and `count_long` decline a `special` that is not a SpecialTokens policy
+    (None); the caller's encode in one process raises the error that names it."""
+    monkeypatch.setattr(long_text, "MIN_CHARS", 1_000)
+    tok = polytok.load("gpt2")
+    texts = [mixed_text(9, 5_000)]
+    assert long_text.encode_long(tok, texts, add_special=False, special=None, workers=2) is not None
+    assert long_text.encode_long(tok, texts, add_special=False, special="bogus", workers=2) is None
+    assert long_text.count_long(tok, texts, add_special=False, special="bogus", workers=2) is None
+    with pytest.raises(polytok.PolytokError, match="bogus"):
+        tok.encode(texts[0], special="bogus")
