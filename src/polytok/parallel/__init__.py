@@ -1,16 +1,17 @@
 """Work shared over every core, with exactly the ids one process gives.
 
-- `batches`: `Tokenizer.encode_batch`'s many texts, each encoded whole by one worker;
-  the words the workers add to their caches come back to this process.
-- `runs`: many items in order, in guided runs of consecutive items (the corpus engine).
+- `batches`: `Tokenizer.encode_batch`'s many texts, each encoded whole by one process;
+  the words the children add to their caches come back to this process.
+- `runs`: many items in order, in guided runs of consecutive items (the corpus engine,
+  `batches`, and ``polytok count``'s whole files).
 - `long_text`: a few long texts cut into shares (``polytok count``), joined where the
   scans of two shares are proven to agree.
 - `resumable_scan`: the pre-tokenizer's regex scan run from any position of a text,
-  which `long_text` cuts its shares with.
+  which `long_text` cuts its shares with; `shares`: how it lays the work out.
 
-Every worker is a ``fork`` of this process: it inherits the loaded tokenizer and the
-texts, and nothing but items and results is pickled. Where ``fork`` is not safe
-(`can_fork`), callers do the work in one process: the same ids, one core.
+Every worker is a bare ``fork`` of this process (`fork`): it inherits the loaded
+tokenizer and the texts, and nothing but items and results is pickled. Where ``fork``
+is not safe (`can_fork`), callers do the work in one process: the same ids, one core.
 """
 
 from __future__ import annotations
