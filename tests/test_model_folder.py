@@ -50,7 +50,7 @@ def test_folder_equals_reference_with_config_tokens(name):
         if isinstance(value, dict):
             value = value.get("content")
         if isinstance(value, str):
-            assert ours.metadata["special_tokens"][key] == value
+            assert ours.facts.named_tokens[key.removesuffix("_token")].text == value
 
 
 def test_named_special_ids_and_eos_as_end_of_generation():

@@ -65,7 +65,7 @@ def test_tiktoken_long_text_equals_tiktoken(monkeypatch):
     tok = polytok.load(path)
     from tiktoken.load import load_tiktoken_bpe
 
-    enc = tiktoken.Encoding("cl100k", pat_str=tok.metadata["pattern"], mergeable_ranks=load_tiktoken_bpe(str(path)),
+    enc = tiktoken.Encoding("cl100k", pat_str=tok.facts.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens={})
     text = mixed_text(3)
     assert long_text.encode_long(tok, [text], add_special=False, special="text", workers=3) == \

@@ -44,7 +44,7 @@ def ranks() -> tuple[polytok.Tokenizer, object]:
 
     path = fixture_path("whisper-gpt2-tiktoken", "gpt2.tiktoken")
     tok = polytok.load(path)
-    known = KNOWN_RANKS[tok.metadata["sha256"]]
+    known = KNOWN_RANKS[tok.facts.details["sha256"]]
     ref = tiktoken.Encoding(known.name, pat_str=known.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens=known.special_tokens)
     return tok, ref
@@ -112,7 +112,7 @@ def test_n_vocab_is_tiktokens(name, filename):
 
     path = fixture_path(name, filename)
     tok = polytok.load(path)
-    known = KNOWN_RANKS[tok.metadata["sha256"]]
+    known = KNOWN_RANKS[tok.facts.details["sha256"]]
     mergeable = load_tiktoken_bpe(str(path))
     ref = tiktoken.Encoding(known.name, pat_str=known.pattern, mergeable_ranks=mergeable,
                             special_tokens=known.special_tokens)

@@ -15,6 +15,9 @@ from .errors import FormatError as FormatError
 from .errors import PolytokError as PolytokError
 from .errors import StateTokenError as StateTokenError
 from .explain import explain as explain
+from .facts import ChatFacts as ChatFacts
+from .facts import FormatFacts as FormatFacts
+from .facts import NamedToken as NamedToken
 from .formats import load as load
 from .parity import compare as compare
 from .special import AddedToken as AddedToken
@@ -30,4 +33,5 @@ __all__ = [
     "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
     "PolytokError", "FormatError", "EncodeError", "DecodeError",
     "insert_state_tokens", "StateTokenError", "ChatTemplateError", "explain", "compare",
+    "FormatFacts", "ChatFacts", "NamedToken",
 ]

@@ -9,11 +9,12 @@ environment; ``_normalize_chat_messages``, ``_plain_template_data``,
 ``continue_final_message``'s trimming).  The Jinja environment is in
 `polytok.chat_env`, the marking of content in `polytok.chat_marking`.
 
-Where the template comes from, in transformers' order of precedence:
-``chat_template.jinja`` (+ ``additional_chat_templates/*.jinja``) in the model
-folder, else ``tokenizer_config.json``'s ``chat_template`` (a string, or a list
-of ``{"name", "template"}``); for GGUF, ``tokenizer.chat_template`` and the
-named ``tokenizer.chat_template.<name>`` listed in ``tokenizer.chat_templates``.
+Where the template comes from is the reader's business (`polytok.formats.chat_templates`:
+in transformers' order of precedence, ``chat_template.jinja`` (+
+``additional_chat_templates/*.jinja``) in the model folder, else
+``tokenizer_config.json``'s ``chat_template``; for GGUF, ``tokenizer.chat_template``
+and every ``tokenizer.chat_template.<name>``). This module reads only the typed
+facts the reader filled (`polytok.facts.ChatFacts`): it knows no format.
 
 Content is text, markers are markup: with ``tokenize=True`` a special-token
 marker the template writes is parsed, while the same marker inside a message,
@@ -34,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .chat_env import compile_template, render
@@ -50,7 +50,6 @@ __all__ = ["apply_chat_template", "chat_templates", "select_template", "STATE_MA
 
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
-_NAMED_SPECIALS = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 _LOOKS_LIKE_NAME = re.compile(r"[\w.\-]+")
 #: the default role markers of the state-token rule: (user, assistant, eot)
 STATE_MARKERS = ("<user>", "<assistant>", "<eot>")
@@ -59,56 +58,13 @@ STATE_MARKERS = ("<user>", "<assistant>", "<eot>")
 # -- where templates live ---------------------------------------------------------------
 
 
-def chat_templates(tok: "Tokenizer") -> dict[str, str]:
-    """The tokenizer's chat templates by name; a single template is named ``"default"``."""
-    gguf = tok.metadata.get("gguf")
-    if gguf is not None:
-        return _gguf_templates(getattr(gguf, "metadata", {}))
-    source = tok.metadata.get("source")
-    if source and Path(source).is_dir():
-        found = _folder_templates(Path(source))
-        if found:
-            return found
-    config = tok.metadata.get("config") or {}
-    value = config.get("chat_template")
-    if isinstance(value, str):
-        return {"default": value}
-    if isinstance(value, list):
-        out = {}
-        for i, entry in enumerate(value):
-            if not (isinstance(entry, Mapping) and isinstance(entry.get("name"), str)
-                    and isinstance(entry.get("template"), str)):
-                raise ChatTemplateError(f"tokenizer_config.json: chat_template[{i}] must be "
-                                        "an object with string 'name' and 'template'")
-            out[entry["name"]] = entry["template"]
-        return out
-    return {}
+def chat_templates(tok: "Tokenizer") -> Mapping[str, str]:
+    """The tokenizer's chat templates by name; a single template is named ``"default"``.
 
-
-def _folder_templates(folder: Path) -> dict[str, str]:
-    from .formats import folder as folder_files
-
-    found = {}
-    main = folder_files.read_text(folder, "chat_template.jinja")
-    if main is not None:
-        found["default"] = main
-    found.update(folder_files.additional_templates(folder))
-    return found
-
-
-def _gguf_templates(kv: Mapping[str, Any]) -> dict[str, str]:
-    from .formats.gguf_keys import Tokenizer as Keys
-    from .formats.gguf_keys import chat_template_key
-
-    out = {}
-    if isinstance(kv.get(Keys.CHAT_TEMPLATE), str):
-        out["default"] = kv[Keys.CHAT_TEMPLATE]
-    names = kv.get(Keys.CHAT_TEMPLATES)
-    for name in names if isinstance(names, list) else []:
-        value = kv.get(chat_template_key(str(name)))
-        if isinstance(value, str):
-            out[str(name)] = value
-    return out
+    The reader found them (`polytok.formats.chat_templates`) and keeps them in
+    ``tok.facts.chat.templates``.
+    """
+    return tok.facts.chat.templates
 
 
 def select_template(templates: Mapping[str, str], template: str | None, has_tools: bool) -> tuple[str, str]:
@@ -139,22 +95,7 @@ def select_template(templates: Mapping[str, str], template: str | None, has_tool
 
 def special_token_variables(tok: "Tokenizer") -> dict[str, str]:
     """``bos_token``, ``eos_token``, … as the template sees them (transformers' ``special_tokens_map``)."""
-    if "gguf" in tok.metadata:
-        out = {}
-        for name in _NAMED_SPECIALS:
-            id_ = tok.special_ids.get(name)
-            text = tok.id_to_token(id_) if id_ is not None else None
-            if text is not None:
-                out[f"{name}_token"] = text
-        return out
-    out = dict(tok.metadata.get("special_tokens") or {})
-    extra = (tok.metadata.get("config") or {}).get("extra_special_tokens")
-    if isinstance(extra, Mapping):  # model-specific named tokens join the map (transformers 5.x)
-        for key, value in extra.items():
-            value = value.get("content") if isinstance(value, Mapping) else value
-            if isinstance(value, str):
-                out[str(key)] = value
-    return out
+    return dict(tok.facts.chat.variables)
 
 
 def _to_dicts(value: Any) -> Any:
@@ -317,14 +258,8 @@ def apply_chat_template(tok: "Tokenizer", messages: Any, *, add_generation_promp
 
 
 def state_token_count(tok: "Tokenizer") -> int:
-    """k from the GGUF metadata (``paperkiln.state_tokens.k``), else 0."""
-    from .formats.gguf_keys import Paperkiln
-
-    gguf = tok.metadata.get("gguf")
-    k = getattr(gguf, "metadata", {}).get(Paperkiln.STATE_TOKENS_K, 0) if gguf is not None else 0
-    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-        raise PolytokError(f"{Paperkiln.STATE_TOKENS_K} must be a non-negative integer, not {k!r}")
-    return k
+    """The file's k (GGUF ``paperkiln.state_tokens.k``), else 0."""
+    return tok.facts.chat.state_tokens_k
 
 
 def _with_state_tokens(tok: "Tokenizer", ids: list[int], k: int | None,

@@ -11,9 +11,12 @@ markers; a marked token is encoded with no added token matched, the text between
 is encoded normally, each piece after the first behind a ``"\\n"`` that is cut off
 again so SentencePiece adds no prefix space mid-chat).
 
-GGUF vocabularies: llama.cpp's CONTROL/UNKNOWN entries are the control tokens and
-"as text" is ``parse_special=false`` (USER_DEFINED entries still match, as in
-llama.cpp); llama.cpp has no such mode itself, so there is no reference to match.
+Where the format declares its control tokens (`ChatFacts.control_tokens`: a GGUF
+vocabulary's CONTROL/UNKNOWN entries) they are the control tokens, and where the
+format's own text mode is how content is read (`ChatFacts.content_in_text_mode`:
+llama.cpp's ``parse_special=false``, USER_DEFINED entries still match) "as text"
+is that mode; llama.cpp has no such chat mode itself, so there is no reference to
+match. This module reads only those typed facts (`polytok.facts`), never a format.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chat_env import literal_text
 from .errors import EncodeError
-from .special import ATTR_CONTROL, ATTR_UNKNOWN, SpecialTokens
+from .special import SpecialTokens
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
@@ -38,14 +41,12 @@ _START, _END = "\U000f0000", "\U000f0001"
 
 def control_tokens(tok: "Tokenizer", source: str) -> tuple[str, ...]:
     """Markers read as text when a caller writes them (transformers' ``_get_control_tokens``)."""
-    gguf = tok.metadata.get("gguf")
-    if gguf is not None:
-        attrs, texts = gguf.specials.attrs, gguf.texts
-        return tuple(texts[i] for i, a in enumerate(attrs) if a & (ATTR_CONTROL | ATTR_UNKNOWN) and texts[i])
+    chat = tok.facts.chat
+    if chat.control_tokens is not None:  # the format declares them (GGUF's CONTROL and UNKNOWN entries)
+        return chat.control_tokens
     entries = list(tok.added.id_to_entry.values())
-    listed = (tok.metadata.get("config") or {}).get("chat_control_tokens")
-    if isinstance(listed, list):
-        wanted = set(listed)
+    if chat.listed_control_tokens is not None:
+        wanted = set(chat.listed_control_tokens)
         return tuple(e.content for e in entries if e.special or e.content in wanted)
     # default: the added tokens the template writes itself, except white-space ones (Gemma's "\n")
     literals = literal_text(source)
@@ -76,21 +77,17 @@ def marker(control: Sequence[str]) -> Callable[[Any], Any]:
 
 
 def _all_marker_texts(tok: "Tokenizer") -> tuple[str, ...]:
-    gguf = tok.metadata.get("gguf")
-    if gguf is not None:
-        attrs, texts = gguf.specials.attrs, gguf.texts
-        return tuple(t for t, a in zip(texts, attrs) if a & (ATTR_CONTROL | ATTR_UNKNOWN) and t)
-    return tuple(tok.added.content_to_id)
+    declared = tok.facts.chat.control_tokens
+    return declared if declared is not None else tuple(tok.added.content_to_id)
 
 
 def _plain_text_ids(tok: "Tokenizer", text: str) -> list[int]:
     """`text` with no added token matched (transformers' ``_encode_without_added_tokens``)."""
-    if "gguf" in tok.metadata:  # llama.cpp's parse_special=false
+    if tok.facts.chat.content_in_text_mode:  # llama.cpp's parse_special=false
         return tok.encode(text, add_special=False, special=SpecialTokens.AS_TEXT)
-    if tok.normalizer is not None:
-        text = tok.normalizer.normalize(text)
-    words = tok.pre_tokenizer.pre_tokenize(text, True) if tok.pre_tokenizer is not None else [text]
-    return [id_ for word in words if word for id_ in tok.model.tokenize(word)]
+    out: list[int] = []
+    tok.piece_ids(tok.normalize(text), True, out)
+    return out
 
 
 def _piece_ids(tok: "Tokenizer", piece: str, as_text: bool, newline: list[int]) -> list[int]:

@@ -291,7 +291,7 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
                       "parsed_in_parse_mode": True, "parsed_in_text_mode": not entry.special,
                       "flags": [f for f in ("lstrip", "rstrip", "single_word", "normalized") if getattr(entry, f)]})
     return {
-        "source": tok.metadata.get("source"), "format": tok.metadata.get("format"),
+        "source": tok.facts.source, "format": tok.facts.format, "files": list(tok.facts.files),
         "model": type(tok.model).__name__, "vocab_size": len(tok), "n_vocab": tok.n_vocab,
         "pipeline": {"normalizer": shape(tok.normalizer), "pre_tokenizer": shape(tok.pre_tokenizer),
                      "post_processor": shape(tok.post_processor), "decoder": shape(tok.decoder)},
@@ -300,7 +300,9 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
         "defaults": {"add_special": True, "special": str(tok.default_special), "skip_special": False,
                      "with_special_tokens_added": tok.encode("", add_special=True)},
         "added_tokens": added,
-        "named_special_tokens": tok.metadata.get("special_tokens", {}),
+        "named_special_tokens": {name: {"text": t.text, "id": t.id} for name, t in tok.facts.named_tokens.items()},
+        "end_of_generation": sorted(tok.eog_ids),
+        "chat_templates": sorted(tok.facts.chat.templates),
     }
 
 
@@ -370,6 +372,9 @@ def _inspect(args: argparse.Namespace) -> int:
     defaults = info["defaults"]
     print(f"defaults:       add_special={defaults['add_special']} special={defaults['special']} "
           f"skip_special={defaults['skip_special']}; empty text encodes to {defaults['with_special_tokens_added']}")
+    named = " ".join(f"{k}={v['text']!r}({v['id']})" for k, v in info["named_special_tokens"].items())
+    print(f"named tokens:   {named or '-'}; end of generation: {info['end_of_generation']}")
+    print(f"chat templates: {', '.join(info['chat_templates']) or '-'}")
     print(f"added tokens:   {len(info['added_tokens'])} (parse mode parses all; text mode only non-special)")
     for t in info["added_tokens"][:200]:
         mode = "special" if t["special"] else "added  "

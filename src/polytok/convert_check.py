@@ -136,18 +136,21 @@ def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, in
     Raises:
         ConversionCheckError: the GGUF cannot be read back, or a text differs (named).
     """
-    from .formats import load
+    from .formats.gguf import build_tokenizer, read_gguf_vocab
 
     try:
-        written = load(gguf_path)
+        vocab = read_gguf_vocab(gguf_path)
+        written = build_tokenizer(vocab)
     except PolytokError as exc:
         raise ConversionCheckError(f"the GGUF written cannot be read back ({exc})") from None
-    return _Check(folder, written, path, redefined or {}).run()
+    return _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"]).run()
 
 
 class _Check:
-    def __init__(self, folder: Path, written: Tokenizer, path: str, redefined: dict[str, int]) -> None:
+    def __init__(self, folder: Path, written: Tokenizer, path: str, redefined: dict[str, int],
+                 ignore_merges: bool) -> None:
         self.folder, self.written, self.path = folder, written, path
+        self.ignore_merges = ignore_merges  # the GGUF's, as llama.cpp loads it
         self.source = _source(folder, path)
         # the source's id of each redefined text -> the base id the converter gave it
         found = {text: self.source.token_to_id(text) for text in redefined}
@@ -261,7 +264,7 @@ class _Check:
     def _view(self) -> Tokenizer | None:
         """The folder's tokenizer.json as llama.cpp runs a GPT-2 BPE GGUF (None when it is the source)."""
         if self._llama_view is None:
-            self._llama_view = _llama_view(self.folder, self.written) or self.source
+            self._llama_view = _llama_view(self.folder, self.ignore_merges) or self.source
         return None if self._llama_view is self.source else self._llama_view
 
 
@@ -275,14 +278,12 @@ def _source(folder: Path, path: str) -> Tokenizer:
     return read_model_folder(folder)
 
 
-def _llama_view(folder: Path, written: Tokenizer) -> Tokenizer | None:
+def _llama_view(folder: Path, ignore: bool) -> Tokenizer | None:
     """The folder read with its tokenizer.json's normalizer dropped and ignore_merges as the GGUF has it."""
     from .formats.hf_gguf_vocab import read_tokenizer_json_data
     from .formats.hf_json import read_model_folder
 
     data = read_tokenizer_json_data(folder)
-    gguf = written.metadata.get("gguf")
-    ignore = bool(gguf.flags.get("ignore_merges")) if gguf is not None else False
     if data.get("normalizer") is None and bool(data["model"].get("ignore_merges", False)) == ignore:
         return None
     data = {**data, "normalizer": None, "model": {**data["model"], "ignore_merges": ignore}}

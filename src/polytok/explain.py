@@ -141,7 +141,7 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
     ids = tok.post_process(list(sequence), add_special=add_special)
     before, after = _additions(sequence, ids)
     pieces = [_piece(tok, i) for i in ids]
-    return Explanation(text, add_special, mode.value, str(tok.metadata.get("source", "?")), components(tok),
+    return Explanation(text, add_special, mode.value, tok.facts.source, components(tok),
                        segments, sequence, ids, before, after, pieces)
 
 

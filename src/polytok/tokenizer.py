@@ -29,7 +29,7 @@ was on when the call started.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .gc_pause import gc_paused
@@ -37,6 +37,7 @@ from .decoders import IdsDecoder
 from .decoders.chain_decoder import ChainDecoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
 from .errors import EmptyMatchError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
+from .facts import FormatFacts
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -112,11 +113,8 @@ class Tokenizer:
         added_tokens: list[AddedToken] | None = None,
         truncation: Truncation | None = None,
         padding: Padding | None = None,
-        metadata: dict[str, Any] | None = None,
         special_split: SpecialSplit | None = None,
-        default_special: SpecialTokens | str = SpecialTokens.PARSE,
-        special_ids: dict[str, int] | None = None,
-        eog_ids: set[int] | None = None,
+        facts: FormatFacts | None = None,
     ) -> None:
         self.model = model
         self.normalizer = normalizer
@@ -124,7 +122,8 @@ class Tokenizer:
         self.post_processor = post_processor
         self.truncation = truncation
         self.padding = padding
-        self.metadata: dict[str, Any] = dict(metadata or {})
+        #: what the reader learnt besides the pipeline: format, files, named tokens, chat facts
+        self.facts = facts if facts is not None else FormatFacts()
         self.added = AddedVocabulary()
         if added_tokens:
             self.added.add_tokens(added_tokens, model, normalizer)
@@ -132,14 +131,23 @@ class Tokenizer:
         self.special_split: SpecialSplit = special_split if special_split is not None else self.added
         #: the decode stage; without one, HF's: the pieces, joined with spaces
         self.decoder: IdsDecoder = decoder if decoder is not None else ChainDecoder(None, model, self.added)
-        #: what ``special=None`` means: the format's reference engine's plain call
-        #: (PARSE for tokenizer.json and GGUF; AS_TEXT for .model, tiktoken, tekken)
-        self.default_special = SpecialTokens(default_special)
-        #: the named special ids the format declares ("bos", "eos", "eot", "eom", "sep", "pad", "fim_pre", …)
-        self.special_ids: dict[str, int] = dict(special_ids or {})
-        #: the ids that end a generation (llama.cpp's EOG set; for tokenizer.json folders, the EOS)
-        self.eog_ids: frozenset[int] = frozenset(eog_ids or ())
         self._refresh_fast_path()
+
+    @property
+    def default_special(self) -> SpecialTokens:
+        """What ``special=None`` means: the format's reference engine's plain call
+        (PARSE for tokenizer.json and GGUF; AS_TEXT for .model, tiktoken, tekken)."""
+        return self.facts.default_special
+
+    @property
+    def special_ids(self) -> Mapping[str, int]:
+        """The named special ids the format declares ("bos", "eos", "eot", "sep", "pad", "fim_pre", …)."""
+        return self.facts.special_ids
+
+    @property
+    def eog_ids(self) -> frozenset[int]:
+        """The ids that end a generation (llama.cpp's EOG set; elsewhere the EOS)."""
+        return self.facts.eog_ids
 
     def _refresh_fast_path(self) -> None:
         pt = self.pre_tokenizer
@@ -605,6 +613,5 @@ class Tokenizer:
                                    state_tokens=state_tokens, state_markers=state_markers, **variables)
 
     def __repr__(self) -> str:
-        source = self.metadata.get("source", "?")
-        return f"<polytok.Tokenizer {self.metadata.get('format', '?')} {source} vocab={len(self)}>"
+        return f"<polytok.Tokenizer {self.facts.format} {self.facts.source} vocab={len(self)}>"
 

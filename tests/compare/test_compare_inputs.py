@@ -124,7 +124,7 @@ def test_tiktoken_on_a_folder_reads_the_rank_file_polytok_read(tmp_path, capsys)
     _gz(plain, folder / "cl100k_base.tiktoken")  # gzip data under the plain name
     tok = polytok.load(folder / "cl100k_base.tiktoken")
     ref = reference_side("tiktoken", str(folder), "B", tok)
-    enc = tiktoken.Encoding("cl100k", pat_str=tok.metadata["pattern"], mergeable_ranks=load_tiktoken_bpe(str(plain)),
+    enc = tiktoken.Encoding("cl100k", pat_str=tok.facts.pattern, mergeable_ranks=load_tiktoken_bpe(str(plain)),
                             special_tokens={})
     texts = edge_texts()[:60]
     assert [ref.encode(t, False, "text") for t in texts] == [enc.encode_ordinary(t) for t in texts]

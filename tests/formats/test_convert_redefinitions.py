@@ -181,7 +181,7 @@ def test_pre_hash_known_and_unknown(tmp_path):
     assert chkhsh in str(err.value)
     report = to_gguf(renumbered, tmp_path / "b.gguf", pre="gpt-2")  # the right name: the check agrees
     assert report.pre == "gpt-2" and report.chkhsh == chkhsh and report.check is not None
-    assert polytok.load(tmp_path / "b.gguf").metadata is not None
+    assert polytok.load(tmp_path / "b.gguf").facts.format == "gguf"
     # a name whose pre-tokenizer splits otherwise (no prefix space): the GGUF is refused, naming a text
     odd = _gpt2_folder(tmp_path, True)
     with pytest.raises(ConversionCheckError, match="text whitespace-005"):

@@ -87,7 +87,7 @@ def test_folder_matches_from_pretrained(gpt2_folder: Path) -> None:
     ref = transformers.GPT2TokenizerFast.from_pretrained(str(gpt2_folder))
     ref_as_text = transformers.GPT2TokenizerFast.from_pretrained(str(gpt2_folder), split_special_tokens=True)
     tok = polytok.load(gpt2_folder)
-    assert tok.metadata["format"] == "gpt2_vocab"
+    assert tok.facts.format == "gpt2_vocab"
     assert tok.get_vocab() == ref.get_vocab()
     _compare(ref, ref_as_text, tok, _texts())
     assert tok.special_ids["eos"] == ref.eos_token_id == tok.token_to_id("<|endoftext|>")

@@ -57,7 +57,7 @@ def test_world_vocab_matches_trie_tokenizer(world: tuple[polytok.Tokenizer, obje
 
 def test_load_sniffs_the_file(world: tuple[polytok.Tokenizer, object]) -> None:
     tok = polytok.load(fixtures.fixture_path(*WORLD))
-    assert tok.metadata["format"] == "rwkv_vocab"
+    assert tok.facts.format == "rwkv_vocab"
     assert tok.encode("Hello 世界\n\n") == world[1].encode("Hello 世界\n\n")  # type: ignore[attr-defined]
 
 
@@ -188,5 +188,5 @@ def test_crlf_and_cr_lines_as_universal_newlines(tmp_path: Path) -> None:
 def test_load_reads_a_folder_holding_the_file(tmp_path: Path, world: tuple[polytok.Tokenizer, object]) -> None:
     (tmp_path / WORLD[1]).write_bytes(fixtures.fixture_path(*WORLD).read_bytes())
     tok = polytok.load(tmp_path)
-    assert tok.metadata["format"] == "rwkv_vocab"
+    assert tok.facts.format == "rwkv_vocab"
     assert tok.encode("Hi there") == world[1].encode("Hi there")  # type: ignore[attr-defined]

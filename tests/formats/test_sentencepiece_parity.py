@@ -87,8 +87,8 @@ def test_pieces_and_special_ids(name, filename):
     assert all(tok.id_to_token(i) == sp.id_to_piece(i) for i in range(0, size, step))
     expected = {"unk": sp.unk_id(), "bos": sp.bos_id(), "eos": sp.eos_id(), "pad": sp.pad_id()}
     assert tok.special_ids == {k: v for k, v in expected.items() if v >= 0}
-    assert tok.metadata["format"] == "sentencepiece"
-    assert tok.metadata["model_type"] in ("bpe", "unigram")
+    assert tok.facts.format == "sentencepiece"
+    assert tok.facts.details["model_type"] in ("bpe", "unigram")
 
 
 def reference_parse(sp, text: str) -> list[int]:

@@ -107,8 +107,8 @@ def test_encode_full_has_the_same_ids(name):
 
 
 def test_model_types_are_read():
-    assert polytok.load(DATA / "word.model").metadata["model_type"] == "word"
-    assert polytok.load(DATA / "char.model").metadata["model_type"] == "char"
+    assert polytok.load(DATA / "word.model").facts.details["model_type"] == "word"
+    assert polytok.load(DATA / "char.model").facts.details["model_type"] == "char"
 
 
 def test_byte_fallback_decodes_invalid_bytes_one_replacement_each():

@@ -56,7 +56,7 @@ def test_small_file_equals_tekkenizer(tmp_path, version, specials):
 
 def test_gzipped_file(tmp_path):
     tok = polytok.load(_file(tmp_path, name="tekken.json.gz"))
-    assert tok.metadata["format"] == "tekken" and len(tok) == 256 + 3 + 6
+    assert tok.facts.format == "tekken" and len(tok) == 256 + 3 + 6
 
 
 @pytest.mark.parametrize("change,key", [

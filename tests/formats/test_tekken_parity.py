@@ -134,9 +134,9 @@ def test_vocabulary_and_special_ids(name):
     assert len(tok) == ref.n_words
     assert tok.special_ids["bos"] == ref.bos_id and tok.special_ids["eos"] == ref.eos_id
     assert tok.special_ids["pad"] == ref.pad_id and tok.special_ids["unk"] == ref.unk_id
-    assert tok.metadata["num_special_tokens"] == ref.num_special_tokens
-    assert tok.metadata["version"] == ref.version.value
-    assert tok.metadata["pattern"] == ref._model._pat_str
+    assert tok.facts.num_special_tokens == ref.num_special_tokens
+    assert tok.facts.details["version"] == ref.version.value
+    assert tok.facts.pattern == ref._model._pat_str
     for s in _specials(ref)[:40]:
         assert tok.token_to_id(s) == ref.get_special_token(s)
     assert tok.eog_ids == {ref.eos_id}

@@ -39,7 +39,7 @@ WHISPER_EMPTY = 50256
 def _whisper() -> tuple[polytok.Tokenizer, tiktoken.Encoding]:
     path = fixture_path("whisper-multilingual-tiktoken", "multilingual.tiktoken")
     tok = polytok.load(path)  # known by its sha256: whisper's pattern and special tokens
-    known = KNOWN_RANKS[tok.metadata["sha256"]]
+    known = KNOWN_RANKS[tok.facts.details["sha256"]]
     ref = tiktoken.Encoding("multilingual", pat_str=known.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens=known.special_tokens)
     return tok, ref

@@ -44,14 +44,14 @@ def test_unknown_file_with_pattern_equals_tiktoken(tmp_path, eol):
         ids = ref.encode(text, allowed_special="all")
         assert tok.decode(ids) == ref.decode(ids)
     assert mergeable_ranks(tok) == load_tiktoken_bpe(str(path))
-    assert tok.metadata["pattern"] == PATTERN and tok.metadata["name"] is None
+    assert tok.facts.pattern == PATTERN and tok.facts.details["name"] is None
     with pytest.raises(polytok.DecodeError, match="position 0"):
         tok.decode([401])  # the gap between the two special ids: tiktoken raises KeyError too
 
 
 def test_a_known_file_takes_a_given_pattern_and_specials(tmp_path):
     tok = polytok.load(_ranks_file(tmp_path), pattern=r"\S+|\s+", special_tokens={})
-    assert tok.metadata["pattern"] == r"\S+|\s+"
+    assert tok.facts.pattern == r"\S+|\s+"
 
 
 @pytest.mark.parametrize("line,bad", [

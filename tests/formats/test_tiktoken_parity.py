@@ -37,7 +37,7 @@ IDS = [name for name, _ in FILES]
 def _pair(name: str, filename: str) -> tuple[polytok.Tokenizer, tiktoken.Encoding, str]:
     path = fixture_path(name, filename)
     tok = polytok.load(path)  # recognised: no pattern given
-    known = KNOWN_RANKS[tok.metadata["sha256"]]
+    known = KNOWN_RANKS[tok.facts.details["sha256"]]
     ref = tiktoken.Encoding(known.name, pat_str=known.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens=known.special_tokens)
     return tok, ref, str(path)
@@ -115,7 +115,7 @@ def test_every_id_decodes_as_tiktoken(name, filename):
         assert tok.decode(chunk) == ref.decode(chunk), f"ids {chunk[0]}..{chunk[-1]}"
     assert mergeable_ranks(tok) == load_tiktoken_bpe(path)
     assert len(tok) == ref.n_vocab - sum(_unknown(ref, i) for i in range(ref.n_vocab))
-    assert tok.metadata["pattern"] == ref._pat_str
+    assert tok.facts.pattern == ref._pat_str
 
 
 def _unknown(ref: tiktoken.Encoding, id_: int) -> bool:

@@ -81,7 +81,7 @@ def test_load_dispatches_to_the_reader(tmp_path: Path) -> None:
     shutil.copy(src, tmp_path / "vocab.txt")
     tok = polytok.load(tmp_path, lowercase=False)
     ref = transformers.BertTokenizerFast(str(src), do_lower_case=False)
-    assert tok.metadata["format"] == "wordpiece_vocab"
+    assert tok.facts.format == "wordpiece_vocab"
     assert tok.encode("Ab 中文 [MASK]") == ref("Ab 中文 [MASK]")["input_ids"]
     assert tok.token_to_id("[MASK]") == ref.convert_tokens_to_ids("[MASK]")
     assert tok.id_to_token(103) == ref.convert_ids_to_tokens(103)

@@ -82,7 +82,7 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
     from ..truncation import left_out, whole_documents
 
     tok = model if isinstance(model, Tokenizer) else load(model, **load_options)
-    name = model_name or (model if isinstance(model, str) else str(tok.metadata.get("source")))
+    name = model_name or (model if isinstance(model, str) else tok.facts.source)
     applied = "none" if left_out(tok) is None else "applied" if truncation else "ignored"
     settings = _settings(tok, add_special=add_special, special=special, append_eos=append_eos,
                          out_format=out_format, shard_bytes=shard_bytes, field=field, column=column,

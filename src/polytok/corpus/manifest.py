@@ -81,8 +81,8 @@ def tokenizer_identity(model: str, tok: "Tokenizer") -> dict[str, Any]:
     ``chat_template*``, ``config.json``, ``additional_chat_templates/*``,
     ``*.model``, ``*.tiktoken``, ``*.gguf``) are hashed one by one; weights are left alone.
     """
-    source = str(tok.metadata.get("source", model))
-    ident: dict[str, Any] = {"model": model, "format": tok.metadata.get("format")}
+    source = tok.facts.source
+    ident: dict[str, Any] = {"model": model, "format": tok.facts.format}
     if source.startswith("builtin:"):
         ident["sha256"] = _builtin_sha256(source.split(":", 1)[1])
     elif os.path.isfile(source):

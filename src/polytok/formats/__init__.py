@@ -19,6 +19,7 @@ from __future__ import annotations
 
 
 import inspect
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def _load(path: str | Path, **options: Any) -> Tokenizer:
     if isinstance(path, str) and path in BUILTIN and not Path(path).exists():
         read = BY_NAME["hf_json"].reader()
         tok = read(BUILTIN[path], **_options(read, "builtin", options))
-        tok.metadata.update(source=f"builtin:{path}")
+        tok.facts = replace(tok.facts, source=f"builtin:{path}")
         return tok
     p = Path(path)
     spec = BY_NAME[sniff(p)]

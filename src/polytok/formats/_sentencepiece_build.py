@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from ..errors import FormatError
+from ..facts import FormatFacts, eos_ends, named_ids
 from ..special import AddedToken, SpecialTokens
 from ..tokenizer import Tokenizer
 from .sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, as_float32
@@ -40,15 +41,16 @@ def build_tokenizer(proto: ModelProto) -> Tokenizer:
         proto.types = [UNUSED if p == "\0" else t for p, t in zip(proto.pieces, proto.types)]
     unk_id = _check_pieces(proto)
     model, pre_tokenizer = _model(proto, unk_id)
-    ids = _special_ids(proto, unk_id)
+    named = named_ids(_special_ids(proto, unk_id), proto.pieces.__getitem__)
     controls = [AddedToken(p, special=True, normalized=False) for p, t in zip(proto.pieces, proto.types)
                 if t == CONTROL]
     return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", True),
                      pre_tokenizer=pre_tokenizer, added_tokens=controls, decoder=_detokenizer(proto),
-                     default_special=SpecialTokens.AS_TEXT, special_ids=ids,
-                     eog_ids={ids["eos"]} if "eos" in ids else set(),
-                     metadata={"format": "sentencepiece", "source": proto.file, "model_type": proto.model_type,
-                               "normalizer": proto.normalizer("name"), "trainer_spec": dict(proto.trainer_spec)})
+                     facts=FormatFacts(format="sentencepiece", source=proto.file, files=(proto.file,),
+                                       named_tokens=named, eog_ids=eos_ends(named),
+                                       default_special=SpecialTokens.AS_TEXT,
+                                       details={"model_type": proto.model_type, "normalizer": proto.normalizer("name"),
+                                                "trainer_spec": dict(proto.trainer_spec)}))
 
 
 def _fail(proto: ModelProto, reason: str, key: str) -> FormatError:

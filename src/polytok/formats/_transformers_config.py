@@ -31,7 +31,8 @@ from ..decoders.fuse import Fuse
 from ..decoders.replace import Replace
 from ..decoders.sequence import Sequence
 from ..errors import FormatError
-from ..special import AddedToken
+from ..facts import FormatFacts, NamedToken
+from ..special import AddedToken, SpecialTokens
 from . import folder as folder_files
 
 __all__ = ["Settings", "read_settings", "with_clean_up", "check_options", "NAMED_TOKENS"]
@@ -78,14 +79,16 @@ class Settings:
         entry = self.named.get(name)
         return None if entry is None else entry.content
 
-    def special_ids(self, token_to_id: Callable[[str], int | None]) -> dict[str, int]:
-        """``{"unk": id, "cls": id, …}`` for the named tokens that have an id."""
-        out: dict[str, int] = {}
-        for name, entry in self.named.items():
-            found = token_to_id(entry.content)
-            if found is not None:
-                out[name.removesuffix("_token")] = found
-        return out
+    def facts(self, format: str, *files: Path) -> FormatFacts:
+        """The facts of a tokenizer read from `files` (the vocabulary first) with these settings."""
+        split = self.values.get("split_special_tokens")
+        return FormatFacts(format=format, source=str(files[0]), files=tuple(map(str, files)) + tuple(self.files),
+                           default_special=SpecialTokens.AS_TEXT if split else SpecialTokens.PARSE)
+
+    def named_tokens(self, token_to_id: Callable[[str], int | None]) -> dict[str, NamedToken]:
+        """``{"unk": …, "cls": …}``: the named tokens, with their ids (None for a text not in the vocabulary)."""
+        return {name.removesuffix("_token"): NamedToken(entry.content, token_to_id(entry.content))
+                for name, entry in self.named.items()}
 
 
 def check_options(reader: str, options: dict[str, Any], known: set[str]) -> None:

@@ -215,6 +215,7 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     and PLaMo-2 are their models alone, and never add BOS/EOS.
     """
     from ..tokenizer import Tokenizer
+    from .gguf_facts import gguf_facts
 
     builder = _BUILDERS.get(vocab.vocab_type)
     if builder is None:
@@ -223,13 +224,8 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     model, normalizer, pre_tokenizer = builder(vocab)
     tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
                      post_processor=_special_ids_processor(vocab), special_split=vocab.specials.partition(vocab.texts),
-                     decoder=vocab.detokenizer(),
-                     special_ids={k: v for k, v in vocab.specials.ids.items() if v is not None},
-                     eog_ids=vocab.specials.eog,
-                     metadata={"format": "gguf", "source": vocab.file, "gguf": vocab})
-    newline = _newline_id(vocab, tok)
-    if newline is not None:
-        tok.special_ids["nl"] = newline
+                     decoder=vocab.detokenizer())
+    tok.facts = gguf_facts(vocab, _newline_id(vocab, tok))
     return tok
 
 

@@ -41,16 +41,17 @@ the merge lines). HF raises on both too.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..decoders.byte_level import ByteLevel as ByteLevelDecoder
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import FormatError
+from ..facts import eos_ends
 from ..models.bpe import BPE, UnknownMergeToken
 from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.byte_level import ByteLevel
-from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
 from . import folder as folder_files
 from ._transformers_config import Settings, check_options, read_settings, with_clean_up
@@ -146,16 +147,11 @@ def read_gpt2_vocab(path: Path, **options: Any) -> Tokenizer:
         chain = with_clean_up(chain)
     tok = Tokenizer(read_bpe_files(path, merges_path),
                     pre_tokenizer=ByteLevel(add_prefix_space=bool(values.get("add_prefix_space", False))),
-                    added_tokens=settings.added,
-                    default_special=SpecialTokens.AS_TEXT if values.get("split_special_tokens")
-                    else SpecialTokens.PARSE,
-                    metadata={"format": "gpt2_vocab", "source": str(path), "merges": str(merges_path),
-                              "config_files": settings.files})
+                    added_tokens=settings.added, facts=settings.facts("gpt2_vocab", path, merges_path))
     tok.decoder = ChainDecoder(chain, tok.model, tok.added)
     tok.post_processor = _bos_eos_template(tok, settings)
-    tok.special_ids = settings.special_ids(tok.token_to_id)
-    if "eos" in tok.special_ids:
-        tok.eog_ids = frozenset({tok.special_ids["eos"]})
+    named = settings.named_tokens(tok.token_to_id)
+    tok.facts = replace(tok.facts, named_tokens=named, eog_ids=eos_ends(named))
     return tok
 
 

@@ -15,6 +15,7 @@ This module only reads: it validates the JSON and builds the shared components.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -22,10 +23,12 @@ from .. import decoders, models, normalizers, post_processors, pre_tokenizers
 from .._config import MAX_JSON_DEPTH, as_object, check_depth, join, optional, required
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import FormatError
+from ..facts import ChatFacts, FormatFacts, NamedToken, eos_ends
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
 from ..truncation import Padding, Truncation
 from . import folder as folder_files
+from .chat_templates import folder_templates
 
 __all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
 
@@ -65,7 +68,7 @@ def _component(builder: Any, d: dict[str, Any], key: str) -> Any:
     return builder(value, key)
 
 
-def parse_tokenizer_json(data: Any, *, metadata: dict[str, Any] | None = None) -> Tokenizer:
+def parse_tokenizer_json(data: Any, *, facts: FormatFacts | None = None) -> Tokenizer:
     """Build a `Tokenizer` from the parsed JSON object of a ``tokenizer.json``."""
     data = as_object(data, "")
     version = data.get("version")
@@ -90,7 +93,7 @@ def parse_tokenizer_json(data: Any, *, metadata: dict[str, Any] | None = None) -
         added_tokens=added,
         truncation=Truncation.from_config(truncation) if truncation is not None else None,
         padding=Padding.from_config(padding) if padding is not None else None,
-        metadata=metadata,
+        facts=facts,
     )
     tok.decoder = ChainDecoder(chain, tok.model, tok.added)  # it reads the tokenizer's added vocabulary
     return tok
@@ -100,7 +103,8 @@ def read_tokenizer_json(path: str | Path) -> Tokenizer:
     """Load one ``tokenizer.json`` (or ``.json.gz``) file."""
     path = Path(path)
     try:
-        return parse_tokenizer_json(read_json(path), metadata={"format": "tokenizer.json", "source": str(path)})
+        return parse_tokenizer_json(read_json(path), facts=FormatFacts(format="tokenizer.json", source=str(path),
+                                                                         files=(str(path),)))
     except FormatError as exc:
         raise exc.with_file(str(path)) from None
 
@@ -109,22 +113,43 @@ def read_model_folder(folder: str | Path) -> Tokenizer:
     """Load a Hugging Face model folder: ``tokenizer.json`` plus its config files."""
     folder = Path(folder)
     tok = read_tokenizer_json(folder_files.where(folder, "tokenizer.json"))
-    tok.metadata["source"] = str(folder)
     config = _optional_json(folder, "tokenizer_config.json")
-    tok.metadata["config"] = config
     extra = _config_added_tokens(folder, config)
     new = [t for t in extra if tok.added.token_to_id(t.content) is None]
     if new:
         tok.add_tokens(new)
-        tok.metadata["added_from_config"] = [t.content for t in new]
-    named = tok.metadata["special_tokens"] = _named_special_tokens(folder, config)
-    for name, text in named.items():
-        id_ = tok.token_to_id(text)
-        if id_ is not None:
-            tok.special_ids[name.removesuffix("_token")] = id_
-    if "eos" in tok.special_ids:
-        tok.eog_ids = frozenset({tok.special_ids["eos"]})
+    named_texts = _named_special_tokens(folder, config)
+    named = {name.removesuffix("_token"): NamedToken(text, tok.token_to_id(text)) for name, text in named_texts.items()}
+    tok.facts = replace(tok.facts, source=str(folder), files=_files_read(folder), named_tokens=named,
+                        eog_ids=eos_ends(named),
+                        chat=_chat_facts(folder, config, named_texts),
+                        details={"added_from_config": [t.content for t in new]} if new else {})
     return tok
+
+
+_FOLDER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                 "chat_template.jinja")
+
+
+def _files_read(folder: Path) -> tuple[str, ...]:
+    found = [folder_files.find(folder, name) for name in _FOLDER_FILES]
+    extra = sorted((folder / "additional_chat_templates").glob("*.jinja*"))
+    return tuple(str(p) for p in [*found, *extra] if p is not None and p.is_file())
+
+
+def _chat_facts(folder: Path, config: dict[str, Any], named_texts: dict[str, str]) -> ChatFacts:
+    """Templates, template variables and listed control tokens of a folder (transformers 5.x)."""
+    variables = dict(named_texts)
+    extra = config.get("extra_special_tokens")
+    if isinstance(extra, dict):  # model-specific named tokens join the map (transformers 5.x)
+        for key, value in extra.items():
+            value = value.get("content") if isinstance(value, dict) else value
+            if isinstance(value, str):
+                variables[str(key)] = value
+    listed = config.get("chat_control_tokens")
+    return ChatFacts(templates=folder_templates(folder, config), variables=variables,
+                     listed_control_tokens=tuple(t for t in listed if isinstance(t, str))
+                     if isinstance(listed, list) else None)
 
 
 def _optional_json(folder: Path, name: str) -> dict[str, Any]:

@@ -38,13 +38,15 @@ text: the rest load as sentencepiece has them), so under ``special="parse"``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError
+from ..facts import ChatFacts, NamedToken
 from ..tokenizer import Tokenizer
 from . import folder as folder_files
+from .chat_templates import folder_templates
 from .compressed import read_bytes
 
 __all__ = ["Redefinition", "SpmVocab", "apply", "looks_special", "rule_for", "read_sentencepiece_folder",
@@ -53,6 +55,9 @@ __all__ = ["Redefinition", "SpmVocab", "apply", "looks_special", "rule_for", "re
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 TYPE_NAMES = {NORMAL: "NORMAL", UNKNOWN: "UNKNOWN", CONTROL: "CONTROL", USER_DEFINED: "USER_DEFINED",
               UNUSED: "UNUSED", BYTE: "BYTE"}
+_CONFIG = "tokenizer_config.json"
+# the files beside tokenizer.model a rule may read
+_CONFIG_FILES = (_CONFIG, "added_tokens.json", "tokenizer.json", "config.json")
 # config.json architectures whose converter has its own SentencePiece rule
 _RULES = {"ArcticForCausalLM": "arctic", "InternLM2ForCausalLM": "internlm2"}
 
@@ -242,8 +247,14 @@ def read_sentencepiece_folder(model: Path, **options: Any) -> Tokenizer:
             vocab.scores[i], vocab.types[i] = proto.scores[i], proto.types[i]
     proto.pieces, proto.scores, proto.types = vocab.tokens, vocab.scores, vocab.types
     tok = build_tokenizer(proto)
-    tok.metadata.update(source=str(folder), redefinitions=[r.__dict__ for r in vocab.redefinitions])
+    facts = tok.facts
+    named, eog = dict(facts.named_tokens), facts.eog_ids
     if vocab.eos_override is not None:
-        tok.special_ids["eos"] = vocab.eos_override
-        tok.eog_ids = frozenset({vocab.eos_override})
+        named["eos"] = NamedToken(vocab.tokens[vocab.eos_override], vocab.eos_override)
+        eog = frozenset({vocab.eos_override})
+    read = [folder_files.find(folder, name) for name in _CONFIG_FILES]
+    tok.facts = replace(facts, source=str(folder), files=facts.files + tuple(str(p) for p in read if p is not None),
+                        named_tokens=named, eog_ids=eog,
+                        chat=ChatFacts(templates=folder_templates(folder, _optional_object(folder, _CONFIG) or {})),
+                        details={**facts.details, "redefinitions": [r.__dict__ for r in vocab.redefinitions]})
     return tok

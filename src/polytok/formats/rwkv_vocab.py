@@ -47,6 +47,7 @@ from typing import Any
 
 from ..decoders.rwkv_detokenizer import RWKVDetokenizer
 from ..errors import FormatError
+from ..facts import FormatFacts
 from ..models.rwkv import RWKV
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
@@ -207,6 +208,7 @@ def read_rwkv_vocab(path: Path, **options: Any) -> Tokenizer:
     for id_, token in by_id.items():
         pieces[id_] = escape_bytes(token)
     model = RWKV(pieces, missing_byte="error")
-    return Tokenizer(model, decoder=RWKVDetokenizer(model), default_special=SpecialTokens.AS_TEXT,
-                     metadata={"format": "rwkv_vocab", "source": str(path)})
+    return Tokenizer(model, decoder=RWKVDetokenizer(model),
+                     facts=FormatFacts(format="rwkv_vocab", source=str(path), files=(str(path),),
+                                       default_special=SpecialTokens.AS_TEXT))
 

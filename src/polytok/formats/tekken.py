@@ -43,12 +43,14 @@ from __future__ import annotations
 
 import gc
 import re
+from dataclasses import replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NoReturn, TypedDict
 
 from .._config import join
 from ..errors import FormatError
+from ..facts import NamedToken, eos_ends
 from ..post_processors.template import TemplateProcessing
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
@@ -121,14 +123,13 @@ def read_tekken(path: Path, **options: Any) -> Tokenizer:
     finally:
         if collecting:
             gc.enable()
-    tok.special_ids = {kind: specials[text] for kind, text in _NAMED.items() if text in specials}
-    tok.eog_ids = frozenset({tok.special_ids["eos"]} if "eos" in tok.special_ids else ())
-    if "bos" in tok.special_ids:
-        bos = {"<s>": ([tok.special_ids["bos"]], ["<s>"])}
+    named = {kind: NamedToken(text, specials[text]) for kind, text in _NAMED.items() if text in specials}
+    if "bos" in named:
+        bos = {"<s>": ([specials[_NAMED["bos"]]], ["<s>"])}
         tok.post_processor = TemplateProcessing([("special", "<s>", 0), ("seq", 0, 0)],
                                                 [("special", "<s>", 0), ("seq", 0, 0), ("seq", 1, 1)], bos)
-    tok.metadata.update(format="tekken", version=f"v{version}", num_special_tokens=n_special,
-                        vocab_size=vocab_size)
+    tok.facts = replace(tok.facts, format="tekken", named_tokens=named, num_special_tokens=n_special,
+                        eog_ids=eos_ends(named), details={"version": f"v{version}", "vocab_size": vocab_size})
     return tok
 
 

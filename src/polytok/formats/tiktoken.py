@@ -53,7 +53,7 @@ plain ``encode`` raises on special text, so the ordinary call is the reference
 default; ``PARSE`` is ``encode(t, allowed_special="all")``. ``add_special`` adds
 nothing (tiktoken adds no BOS). ``decode(skip_special=True)`` leaves special ids
 out (tiktoken has no such switch). `mergeable_ranks` gives ``{token_bytes: rank}``;
-``tok.metadata["pattern"]`` the split pattern; ``tok.id_to_token(id)`` the piece in
+``tok.facts.pattern`` the split pattern; ``tok.id_to_token(id)`` the piece in
 the GPT-2 byte alphabet (as HF's ``tokenizer.json`` for Llama 3 writes it).
 
 Load time: the whole file is parsed by C-level calls — one possessive regex
@@ -87,6 +87,7 @@ import gc
 import re
 from binascii import Error as BinasciiError
 from binascii import a2b_base64
+from dataclasses import replace
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
@@ -94,6 +95,7 @@ from pathlib import Path
 from ..byte_alphabet import BYTES_TO_CHARS
 from ..decoders.token_bytes import TokenBytes
 from ..errors import FormatError
+from ..facts import FormatFacts, NamedToken, eos_ends
 from ..models.bpe import BPE
 from ..normalizers.surrogate_repair import SurrogateRepair
 from ..pre_tokenizers.byte_level import ByteLevel
@@ -155,13 +157,11 @@ def read_tiktoken(path: Path, *, pattern: str | None = None,
     finally:
         if collecting:
             gc.enable()
-    tok.metadata.update(format="tiktoken", sha256=digest, name=known.name if known else None)
-    if known is not None:
-        for kind, named in (("bos", known.bos), ("eos", known.eos)):
-            if named is not None and named in special_tokens:
-                tok.special_ids[kind] = special_tokens[named]
-        if "eos" in tok.special_ids:
-            tok.eog_ids = frozenset({tok.special_ids["eos"]})
+    names = {"bos": known.bos, "eos": known.eos} if known is not None else {}
+    named = {kind: NamedToken(name, special_tokens[name]) for kind, name in names.items()
+             if name is not None and name in special_tokens}
+    tok.facts = replace(tok.facts, named_tokens=named, eog_ids=eos_ends(named),
+                        details={"sha256": digest, "name": known.name if known else None})
     return tok
 
 
@@ -246,8 +246,9 @@ def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: 
     # an id that is both a rank and a special decodes as the rank (lib.rs decode_bytes looks there first)
     specials = frozenset(v for v in special_tokens.values() if v not in rank_ids)
     tok = Tokenizer(model, normalizer=SurrogateRepair(), pre_tokenizer=pre_tokenizer,
-                    decoder=TokenBytes(table, specials, runs=runs), default_special=SpecialTokens.AS_TEXT,
-                    metadata={"format": "tiktoken", "source": source, "pattern": pattern})
+                    decoder=TokenBytes(table, specials, runs=runs),
+                    facts=FormatFacts(format="tiktoken", source=source, files=(source,),
+                                      default_special=SpecialTokens.AS_TEXT, pattern=pattern))
     tok.added.add_fixed({id_: AddedToken(text, special=True, normalized=False)
                          for text, id_ in special_tokens.items()})
     return tok
@@ -287,8 +288,8 @@ def mergeable_ranks(tok: Tokenizer) -> dict[bytes, int]:
         ValueError: `tok` was not read from one of those formats.
     """
     detok = tok.decoder
-    if not isinstance(detok, TokenBytes) or tok.metadata.get("format") not in ("tiktoken", "tekken"):
+    if not isinstance(detok, TokenBytes) or tok.facts.format not in ("tiktoken", "tekken"):
         raise ValueError("not a tokenizer read from a tiktoken rank file or a tekken.json")
-    offset = tok.metadata.get("num_special_tokens", 0) if tok.metadata["format"] == "tekken" else 0
+    offset = tok.facts.num_special_tokens
     return {data: id_ - offset for id_, data in enumerate(detok.table)
             if data is not None and id_ not in detok.special_ids}

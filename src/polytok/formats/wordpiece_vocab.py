@@ -35,6 +35,7 @@ builds a tokenizer of the five special tokens alone.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,6 @@ from ..models.wordpiece import WordPiece
 from ..normalizers.bert_normalizer import BertNormalizer
 from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
-from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
 from ._transformers_config import check_options, read_settings, with_clean_up
 from .compressed import read_bytes
@@ -120,13 +120,10 @@ def read_wordpiece_vocab(path: Path, **options: Any) -> Tokenizer:
     if values.get("clean_up_tokenization_spaces"):
         chain = with_clean_up(chain)
     tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=BertPreTokenizer(),
-                    added_tokens=settings.added,
-                    default_special=SpecialTokens.AS_TEXT if values.get("split_special_tokens")
-                    else SpecialTokens.PARSE,
-                    metadata={"format": "wordpiece_vocab", "source": str(path), "config_files": settings.files})
+                    added_tokens=settings.added, facts=settings.facts("wordpiece_vocab", path))
     tok.decoder = ChainDecoder(chain, tok.model, tok.added)
     tok.post_processor = _bert_template(tok, settings.token("cls_token"), settings.token("sep_token"))
-    tok.special_ids = settings.special_ids(tok.token_to_id)
+    tok.facts = replace(tok.facts, named_tokens=settings.named_tokens(tok.token_to_id))
     return tok
 
 

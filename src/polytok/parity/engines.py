@@ -93,9 +93,9 @@ class PolytokSide(Side):
     """polytok's own pipeline for a file."""
 
     def __init__(self, tok: Tokenizer, label: str) -> None:
-        super().__init__(str(tok.metadata.get("source", "?")), label)
+        super().__init__(tok.facts.source, label)
         self.tokenizer = tok
-        self.format = str(tok.metadata.get("format", "?"))
+        self.format = tok.facts.format
         self.base_size = tok.model.vocab_size()
         self.special = set(tok.special_ids.values()) | {i for s, i in tok.added.content_to_id.items()
                                                          if tok.added.is_special_string(s)}
@@ -282,7 +282,7 @@ class TiktokenSide(Side):
         from tiktoken.load import load_tiktoken_bpe
 
         specials = dict(tok.added.content_to_id)
-        self.ref = tiktoken.Encoding(os.path.basename(path), pat_str=tok.metadata["pattern"],
+        self.ref = tiktoken.Encoding(os.path.basename(path), pat_str=tok.facts.pattern,
                                      mergeable_ranks=load_tiktoken_bpe(path), special_tokens=specials)
         self.base_size = self.ref.n_vocab - len(specials)
         self.special = set(specials.values())

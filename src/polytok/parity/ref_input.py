@@ -66,7 +66,7 @@ def check_same_input(engine: str, path: str, side: Any, proxy: Tokenizer | None)
 
 
 def _file_in_folder(engine: str, folder: Path, proxy: Tokenizer | None) -> Path:
-    source = proxy.metadata.get("source") if proxy is not None else None
+    source = proxy.facts.source if proxy is not None else None
     if isinstance(source, str) and Path(source).is_file():
         return Path(source)
     for name in _FOLDER_FILE.get(engine, ()):

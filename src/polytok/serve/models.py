@@ -64,8 +64,8 @@ class Entry:
 
     def describe(self) -> dict[str, Any]:
         tok = self.tokenizer
-        return {"name": self.name, "origin": self.origin, "format": str(tok.metadata.get("format", "?")),
-                "source": str(tok.metadata.get("source", "?")), "size": len(tok),
+        return {"name": self.name, "origin": self.origin, "format": tok.facts.format,
+                "source": tok.facts.source, "size": len(tok),
                 "default_special": tok.default_special.value}
 
 
