@@ -89,7 +89,7 @@ def test_tiktoken(name: str, filename: str) -> None:
 
     path = fixture_path(name, filename)
     tok = polytok.load(path)
-    known = KNOWN_RANKS[tok.metadata["sha256"]]  # the pattern and specials tiktoken's own tables give
+    known = KNOWN_RANKS[tok.facts.details["sha256"]]  # the pattern and specials tiktoken's own tables give
     ref = tiktoken.Encoding(known.name, pat_str=known.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)),
                             special_tokens=known.special_tokens)
 
