@@ -76,7 +76,7 @@ def test_a_sentencepiece_folder_reads_the_config_template_too(tmp_path):
 
 def test_a_malformed_config_list_is_refused_at_load_as_transformers_does(tmp_path):
     folder = _folder(tmp_path, [NAMED[0], {"name": "x"}], {})
-    with pytest.raises(Exception):
+    with pytest.raises(KeyError):  # transformers' __init__: template["template"]
         _transformers_templates(folder)
     with pytest.raises(polytok.FormatError, match=r"tokenizer_config.json.*chat_template\[1\]"):
         polytok.load(folder)
