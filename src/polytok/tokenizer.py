@@ -92,13 +92,6 @@ def _n_chars(text: Any, pair: Any) -> int:
                if isinstance(t, list) else 0 for t in (text, pair))
 
 
-def _reads_origin(pre_tokenizer: Any) -> bool:
-    """Whether a pre-tokenizer looks at a piece's original offset (Metaspace ``first``)."""
-    if getattr(pre_tokenizer, "prepend_scheme", None) == "first":
-        return True
-    return any(_reads_origin(p) for p in getattr(pre_tokenizer, "pretokenizers", ()))
-
-
 class Tokenizer:
     """A loaded tokenizer. Build one with `polytok.load`."""
 
@@ -155,12 +148,12 @@ class Tokenizer:
         # subtle: a piece cut by a normalized added token starts where the alignment says,
         # which the fast path does not track; only Metaspace("first") cares.
         if pt is not None and self.special_split.has_normalized and self.normalizer is not None \
-                and _reads_origin(pt):
+                and pt.reads_origin:
             exact = False
         self._fast_exact = exact
         # tiktoken's split of a pattern that matches the empty text: each empty text between
         # special tokens is pre-tokenized too (`special.with_empty_texts`)
-        self._empty_texts = bool(getattr(pt, "splits_empty_text", False))
+        self._empty_texts = pt is not None and pt.splits_empty_text
 
     @property
     def fast_path(self) -> bool:
@@ -355,17 +348,10 @@ class Tokenizer:
         """Append the ids of one normalized piece between added tokens: pre-tokenizer, then model."""
         if not piece and not self._empty_texts:
             return
-        tokenize = self.model.tokenize
         if self.pre_tokenizer is None:
-            out.extend(tokenize(piece))
+            out.extend(self.model.tokenize(piece))
             return
-        words = self.pre_tokenizer.pre_tokenize(piece, at_origin)
-        bulk = getattr(self.model, "tokenize_all", None)
-        if bulk is not None:
-            out.extend(bulk(words))
-            return
-        for word in words:
-            out.extend(tokenize(word))
+        out.extend(self.model.tokenize_all(self.pre_tokenizer.pre_tokenize(piece, at_origin)))
 
     def post_process(self, ids: list[int], pair_ids: list[int] | None = None, *,
                      add_special: bool = True) -> list[int]:
@@ -499,10 +485,7 @@ class Tokenizer:
         """The model stage on one word, with HF's token strings: ``(id, token, start, end)``,
         `start`/`end` character offsets into `word`."""
         model = self.model
-        value_of = getattr(model, "token_value", None)
-        if value_of is not None:
-            return [(id_, value_of(id_, word, a, b), a, b) for id_, a, b in model.tokenize_spans(word)]
-        return [(id_, model.id_to_token(id_) or "", a, b) for id_, a, b in model.tokenize_spans(word)]
+        return [(id_, model.token_value(id_, word, a, b), a, b) for id_, a, b in model.tokenize_spans(word)]
 
     def _text_encoding(self, text: str, parse: bool, type_id: int, word_index: int | None) -> Encoding:
         pieces: list[tuple[NormalizedString, int | None]] = []
