@@ -16,7 +16,14 @@ is that rule; both share `Split` and `SpecialTokens`.
 
 Engine differences are options here, never a second copy: HF's
 ``encode_special_tokens`` and llama.cpp's ``parse_special=false`` are both
-`SpecialTokens.AS_TEXT`.
+`SpecialTokens.AS_TEXT`. Inside this module that one bool, "a special marker in
+the text is parsed as its token", is always called ``parse_special`` (the
+public ``special=`` argument of ``encode`` becomes it).
+
+Only the matching lives here. Which GGUF entries llama.cpp puts in the partition
+(attribute bits, special ids found by text, the EOG set, the LSTRIP/RSTRIP name
+rules of ``llama_vocab::impl::load``) is load policy, decided by
+`polytok.formats.gguf_token_attrs`.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import regex
 from .chars import WHITE_SPACE
 
 __all__ = ["SpecialTokens", "AddedToken", "AddedVocabulary", "TokenTrie", "PartitionEntry", "LongestFirstPartition",
-           "LlamaSpecials", "llama_specials", "with_empty_texts"]
+           "with_empty_texts"]
 
 
 class SpecialTokens(StrEnum):
@@ -345,126 +352,3 @@ class LongestFirstPartition:
                     start += 1
         out.append((start, end, None))
         return out
-
-
-# -- llama.cpp's special-token table -------------------------------------------------------
-# Token attribute bits (llama.h, enum llama_token_attr) and the GGUF token types that set them
-# (llama-vocab.cpp, impl::load).
-ATTR_UNKNOWN, ATTR_UNUSED, ATTR_NORMAL, ATTR_CONTROL, ATTR_USER_DEFINED, ATTR_BYTE = 1, 2, 4, 8, 16, 32
-ATTR_LSTRIP, ATTR_RSTRIP = 128, 256
-GGUF_TYPE_TO_ATTR = {0: 0, 1: ATTR_NORMAL, 2: ATTR_UNKNOWN, 3: ATTR_CONTROL, 4: ATTR_USER_DEFINED,
-                     5: ATTR_UNUSED, 6: ATTR_BYTE}
-
-# Texts llama.cpp looks for when a special id is not given (first found wins; llama.cpp walks a
-# hash map, polytok these lists in order — the choice matters only for files holding several).
-LLAMA_AUTODETECT = {
-    "eot": ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-            "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>"),
-    "eom": ("<|eom_id|>",),
-    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>",
-                "<|code_prefix|>", "<|prefix|>"),
-    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>",
-                "<|code_suffix|>", "<|suffix|>"),
-    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>",
-                "<|code_middle|>", "<|middle|>"),
-    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
-    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
-    "fim_sep": ("<|file_sep|>",),
-}
-# End-of-generation texts: always EOG, and promoted to CONTROL whatever the file says.
-LLAMA_EOG_TEXTS = frozenset((
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
-    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
-    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~["))
-# gpt-oss: always matched and always rendered.
-_ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
-
-
-@dataclass(slots=True)
-class LlamaSpecials:
-    """What llama.cpp decides about a GGUF vocabulary's special tokens (attributes, ids, EOG set)."""
-
-    attrs: list[int]
-    ids: dict[str, int | None]
-    eog: set[int]
-
-    def partition(self, texts: list[str]) -> LongestFirstPartition:
-        """The partition over CONTROL / USER_DEFINED / UNKNOWN entries (llama.cpp's special cache)."""
-        entries = []
-        for id_, attr in enumerate(self.attrs):
-            if attr & (ATTR_CONTROL | ATTR_USER_DEFINED | ATTR_UNKNOWN):
-                entries.append(PartitionEntry(id_, texts[id_], always=not attr & (ATTR_CONTROL | ATTR_UNKNOWN),
-                                              lstrip=bool(attr & ATTR_LSTRIP), rstrip=bool(attr & ATTR_RSTRIP)))
-        return LongestFirstPartition(entries)
-
-
-def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[str, int | None], *,
-                   pre: str = "", architecture: str = "", name: str = "") -> LlamaSpecials:
-    """Apply llama.cpp's load-time rules (llama-vocab.cpp ``impl::load``, in its order).
-
-    `ids` holds the special ids already read from the file (None where absent);
-    categories still None are found by text. Texts shared by several ids resolve
-    to the last of them, as llama.cpp's ``token_to_id`` map does.
-    """
-    n = len(texts)
-    attrs = [GGUF_TYPE_TO_ATTR.get(t, 0) for t in token_types] if token_types else [ATTR_NORMAL] * n
-    by_text = {t: i for i, t in enumerate(texts)}
-    ids = dict(ids)
-    for category, candidates in LLAMA_AUTODETECT.items():
-        if ids.get(category) is None:
-            found = next((by_text[t] for t in candidates if t in by_text), None)
-            if found is not None:
-                ids[category] = found
-                attrs[found] |= ATTR_CONTROL
-    for text, id_ in by_text.items():
-        if attrs[id_] & ATTR_CONTROL and "unused" in text:
-            attrs[id_] |= ATTR_UNUSED
-    eog = _llama_eog(by_text, attrs, ids)
-    _llama_name_rules(by_text, attrs, pre, architecture, name.lower())
-    return LlamaSpecials(attrs, ids, eog)
-
-
-def _llama_eog(by_text: dict[str, int], attrs: list[int], ids: dict[str, int | None]) -> set[int]:
-    eog: set[int] = {i for k in ("fim_pad", "fim_rep", "fim_sep") if (i := ids.get(k)) is not None}
-    for text, id_ in by_text.items():
-        if text in LLAMA_EOG_TEXTS:
-            eog.add(id_)
-            attrs[id_] |= ATTR_CONTROL
-    for text in _ALWAYS_USER_DEFINED:
-        if text in by_text:
-            attrs[by_text[text]] = ATTR_USER_DEFINED
-    eog |= {i for k in ("eos", "eot", "eom") if (i := ids.get(k)) is not None}
-    in_eog = {by_text.get(t) for t in ("<|return|>", "<|call|>", "<|calls|>", "<|flush|>", "<|end|>",
-                                       "<|tool_response>", "<|plamo:eos|>", "</s>")} & eog
-    texts_in_eog = {t for t, i in by_text.items() if i in in_eog}
-    has_call = bool(texts_in_eog & {"<|call|>", "<|calls|>"})
-    if "<|end|>" in texts_in_eog and has_call and texts_in_eog & {"<|return|>", "<|flush|>"}:
-        end = by_text["<|end|>"]
-        eog.discard(end)
-        attrs[end] = ATTR_USER_DEFINED  # harmony / solar-open: <|end|> ends a message, not the generation
-    if "</s>" in texts_in_eog and texts_in_eog & {"<|tool_response>", "<|plamo:eos|>"}:
-        s = by_text["</s>"]
-        eog.discard(s)
-        attrs[s] = ATTR_NORMAL  # gemma-4 / PLaMo: </s> is an ordinary word
-    return eog
-
-
-def _llama_name_rules(by_text: dict[str, int], attrs: list[int], pre: str, arch: str, name: str) -> None:
-    """LSTRIP/RSTRIP that llama.cpp sets by tokenizer, architecture or model name (first rule only)."""
-    if any(p in pre for p in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
-            a in arch for a in ("nomic-bert-moe", "jina-bert-v3")):
-        if "<mask>" in by_text:
-            attrs[by_text["<mask>"]] |= ATTR_LSTRIP
-    elif "phi-3" in name or "phi3" in name:
-        for id_, attr in enumerate(attrs):
-            if attr & (ATTR_CONTROL | ATTR_USER_DEFINED | ATTR_UNKNOWN):
-                attrs[id_] |= ATTR_RSTRIP
-        for text, on in (("</s>", True), ("<unk>", False), ("<s>", False), ("<|endoftext|>", False)):
-            if text not in by_text:
-                from .errors import FormatError
-
-                raise FormatError(f"llama.cpp requires the token {text!r} in a Phi-3 vocabulary", key="tokenizer")
-            id_ = by_text[text]
-            attrs[id_] = attrs[id_] | ATTR_RSTRIP if on else attrs[id_] & ~ATTR_RSTRIP
-    elif "modern-bert" in name and "[MASK]" in by_text:
-        attrs[by_text["[MASK]"]] |= ATTR_LSTRIP
