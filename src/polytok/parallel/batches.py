@@ -14,11 +14,17 @@ Starting workers costs milliseconds, so batches under `MIN_CHARS` stay in the
 calling process.
 
 Rejected: a `multiprocessing` pool of ``workers`` forked processes, this one only
-collecting. Measured with gpt2 on the 111,811 non-empty lines of the three bench
-texts, ``encode_batch(workers=2)`` twice in a fresh process (cold, then warm), pool
-then bare fork children interleaved, medians of 3 runs each on a shared 2-core
-machine (load ~8): the pool 33.1 s cold, 18.4 s warm, 15.8 s CPU in all; this
-scheme 29.4 s, 17.9 s and 13.2 s, the same ids.
+collecting; it did not pay for being a second way of forking. Measured with gpt2 on
+the 111,811 non-empty lines of the three bench texts, ``encode_batch(workers=2)``
+twice in a fresh process (cold, then warm), pool and bare fork children interleaved
+on a shared 2-core machine, medians (cold s, warm s, CPU s in all):
+
+- 3 runs each, load ~8: pool 33.1, 18.4, 15.8; this scheme 29.4, 17.9, 13.2;
+- 3 runs each, load ~2: pool 10.0, 6.9, 11.3; this scheme 10.8, 6.3, 10.7;
+- 5 runs each, load ~3.5: pool 11.9, 7.4, 12.1; this scheme 10.5, 6.1, 11.1.
+
+The same ids every run; run to run the times varied by up to 50 %, more than the
+two schemes differed.
 """
 
 from __future__ import annotations
