@@ -201,7 +201,7 @@ def _hf_count(path, text, whole):
 
 
 def _main(capsys, *args):
-    from polytok import cli
+    from polytok.cli import main as cli
 
     status = cli.main(list(args))
     out, err = capsys.readouterr()

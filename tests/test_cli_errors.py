@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 import fixtures
-from polytok import cli
+from polytok.cli import main as cli
 from robustness import hostile
 
 SRC = str(fixtures.REPO_ROOT / "src")

@@ -14,7 +14,8 @@ import functools
 import pytest
 
 from fixtures import HF_JSON_FIXTURES, fixture_path
-from polytok import cli, parallel
+from polytok import parallel
+from polytok.cli import main as cli
 from polytok.parallel import long_text
 
 tokenizers = pytest.importorskip("tokenizers")

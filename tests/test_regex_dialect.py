@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import regex
 
-from polytok import onig_classes
-from polytok.regex_dialect import compile_onig, find_matches, match_spans, translate
+from polytok.regex import oniguruma_classes as onig_classes
+from polytok.regex.oniguruma import compile_onig, find_matches, match_spans, translate
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -2,7 +2,7 @@
 
 Writes two modules (never edit them by hand):
 
-* src/polytok/char_classes.py
+* src/polytok/text/char_classes.py
   - PUNCTUATION: what BertPreTokenizer / Punctuation isolate (ASCII punctuation
     or P* of the ~Unicode 8 `unicode_categories` crate), found by running
     ``Punctuation(behavior="removed")`` over every code point;
@@ -10,7 +10,7 @@ Writes two modules (never edit them by hand):
     with ``Digits``;
   - WORD: the Rust `regex` crate's Unicode ``\\w`` as the ``Whitespace``
     pre-tokenizer sees it, found with ``Whitespace``.
-  It also checks that polytok.chars.WHITE_SPACE is what ``WhitespaceSplit``
+  It also checks that polytok.text.chars.WHITE_SPACE is what ``WhitespaceSplit``
   drops.
 * src/polytok/pre_tokenizers/unicode_scripts_table.py
   the crate's own script table, read from the reference source file
@@ -35,7 +35,7 @@ import tokenizers
 from tokenizers import pre_tokenizers as hf
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT_CLASSES = ROOT / "src" / "polytok" / "char_classes.py"
+OUT_CLASSES = ROOT / "src" / "polytok" / "text" / "char_classes.py"
 OUT_SCRIPTS = ROOT / "src" / "polytok" / "pre_tokenizers" / "unicode_scripts_table.py"
 DEFAULT_SCRIPTS_RS = Path("/tmp/ref/tokenizers-0.23.3/tokenizers/src/pre_tokenizers/unicode_scripts/scripts.rs")
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
@@ -172,11 +172,11 @@ def fmt_ranges(name: str, points: list[int], doc: str) -> str:
 
 def write_classes() -> None:
     word, space = word_and_space()
-    from polytok.chars import WHITE_SPACE  # the fixed set polytok already uses: check it, never derive it
+    from polytok.text.chars import WHITE_SPACE  # the fixed set polytok already uses: check it, never derive it
 
     for name, got in (("Whitespace's \\s", space), ("WhitespaceSplit", white_space())):
         if {chr(c) for c in got} != set(WHITE_SPACE):
-            sys.exit(f"{name} disagrees with polytok.chars.WHITE_SPACE: {sorted(map(hex, got))}")
+            sys.exit(f"{name} disagrees with polytok.text.chars.WHITE_SPACE: {sorted(map(hex, got))}")
     parts = [
         '"""Character classes of HF tokenizers\' pre-tokenizers, frozen by tools/gen_char_classes.py (do not edit).\n\n'
         "Ranges are inclusive (first, last) code point pairs, measured on the live\n"

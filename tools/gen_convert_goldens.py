@@ -6,7 +6,7 @@ naming the architecture, or one of tests/data/convert/), this script
 1. runs llama.cpp's ``convert_hf_to_gguf.py --vocab-only`` (llama-cpp-python
    0.3.36 sdist; needs torch: ``python -m venv --system-site-packages /tmp/convvenv
    && /tmp/convvenv/bin/pip install torch==2.13.0 protobuf``, passed as
-   ``--converter-python``) and polytok's `polytok.convert.to_gguf` on the folder;
+   ``--converter-python``) and polytok's `polytok.convert.converter.to_gguf` on the folder;
 2. loads both GGUFs in llama.cpp (llama-cpp-python, system python) and records
    the ids of every shared edge text and four 3,000-character slices of the
    long texts in three modes (add_special, parse_special) = (T,F) (F,T) (T,T),
@@ -14,7 +14,7 @@ naming the architecture, or one of tests/data/convert/), this script
    it FAILS when llama.cpp's results for the two files differ in anything;
 3. writes ``tests/golden/convert/<name>.jsonl.gz``: a header with the versions,
    the input files' sha256, the per-key digests of the tokenizer metadata the
-   converter wrote (`polytok.convert.metadata_digests`) and the converter's
+   converter wrote (`polytok.convert.converter.metadata_digests`) and the converter's
    redefinition warnings; then one row per text and mode.
 
 No GGUF or vocabulary is written to the repository (GitHub-origin fixtures).
@@ -110,7 +110,7 @@ def _llama_child(gguf_path: Path, out_json: Path) -> None:
 def generate(name: str, python: str, work: Path) -> int:
     import llama_cpp
 
-    from polytok.convert import metadata_digests, to_gguf
+    from polytok.convert.converter import metadata_digests, to_gguf
 
     folder, shas = build_folder(name, work)
     theirs, ours = work / f"{name}.llama.gguf", work / f"{name}.polytok.gguf"

@@ -1,7 +1,7 @@
 """Freeze the character classes ``\\w``, ``\\d`` and ``\\s`` as HF tokenizers' Oniguruma sees them.
 
 Run: ``python tools/gen_onig_classes.py`` (needs ``tokenizers``); writes
-``src/polytok/onig_classes.py``. Each class is measured, code point by code
+``src/polytok/regex/oniguruma_classes.py``. Each class is measured, code point by code
 point, through the live reference: a ``Split(Regex(cls), "removed", invert=True)``
 pre-tokenizer keeps exactly the characters the class matches. Onig's ``\\w`` is
 not Python's (it holds Alphabetic, M, Nd, Pc and the Latin-1 digits ``²³¹¼½¾``,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "polytok" / "onig_classes.py"
+OUT = Path(__file__).resolve().parent.parent / "src" / "polytok" / "regex" / "oniguruma_classes.py"
 
 
 def measure(pattern: str) -> list[int]:

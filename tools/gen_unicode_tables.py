@@ -1,4 +1,4 @@
-"""Generate src/polytok/unicode_tables.py by probing the installed HF `tokenizers`.
+"""Generate src/polytok/text/unicode_tables.py by probing the installed HF `tokenizers`.
 
 HF tokenizers 0.23.3 mixes Unicode data of several ages: NFC/NFD/NFKC/NFKD come
 from `unicode-normalization-alignments` (decompositions ~Unicode 12.0, combining
@@ -32,7 +32,7 @@ from pathlib import Path
 import tokenizers
 from tokenizers import normalizers as hf
 
-OUT = Path(__file__).resolve().parent.parent / "src" / "polytok" / "unicode_tables.py"
+OUT = Path(__file__).resolve().parent.parent / "src" / "polytok" / "text" / "unicode_tables.py"
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
 MARK_CCC_1 = "\u0334"    # combining class 1, lowest non-zero
 MARK_CCC_240 = "\u0345"  # combining class 240, highest

@@ -14,7 +14,7 @@ from .errors import EncodeError as EncodeError
 from .errors import FormatError as FormatError
 from .errors import PolytokError as PolytokError
 from .errors import StateTokenError as StateTokenError
-from .explain import explain as explain
+from .parity.explain import explain as explain
 from .facts import ChatFacts as ChatFacts
 from .facts import FormatFacts as FormatFacts
 from .facts import NamedToken as NamedToken
@@ -22,7 +22,7 @@ from .formats import load as load
 from .parity import compare as compare
 from .special import AddedToken as AddedToken
 from .special import SpecialTokens as SpecialTokens
-from .state_tokens import insert_state_tokens as insert_state_tokens
+from .chat.state_tokens import insert_state_tokens as insert_state_tokens
 from .tokenizer import Tokenizer as Tokenizer
 from .truncation import Padding as Padding
 from .truncation import Truncation as Truncation

@@ -48,7 +48,7 @@ class NamedToken:
 
 @dataclass(frozen=True, slots=True)
 class ChatFacts:
-    """What `polytok.chat` needs to know about a tokenizer, whatever its format."""
+    """What `polytok.chat.render` needs to know about a tokenizer, whatever its format."""
 
     #: the chat templates by name (Jinja source); a single template is named ``"default"``
     templates: Mapping[str, str] = field(default_factory=dict)

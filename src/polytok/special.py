@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 import regex
 
-from .chars import WHITE_SPACE
+from .text.chars import WHITE_SPACE
 
 __all__ = ["SpecialTokens", "AddedToken", "AddedVocabulary", "TokenTrie", "PartitionEntry", "LongestFirstPartition",
            "with_empty_texts"]

@@ -43,13 +43,13 @@ from .normalized import NormalizedString
 from .normalizers import Normalizer
 from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
-from .regex_guard import budget
+from .regex.guard import budget
 from .special import AddedToken, AddedVocabulary, SpecialTokens, with_empty_texts
 from .token_ids import as_id, as_ids
 from .truncation import Padding, Truncation
 
 if TYPE_CHECKING:
-    from .decode_stream import DecodeStream
+    from .decoders.stream import DecodeStream
 
 
 class AlignedSplit(NamedTuple):
@@ -232,11 +232,11 @@ class Tokenizer:
         """
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
-        parse = _policy(self.default_special if special is None else special)
+        parse_special = _policy(self.default_special if special is None else special)
         try:
-            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
-                ids_a = self._sequence_ids(text, parse)
-                ids_b = self._sequence_ids(pair, parse) if pair is not None else None
+            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex.guard.budget
+                ids_a = self._sequence_ids(text, parse_special)
+                ids_b = self._sequence_ids(pair, parse_special) if pair is not None else None
                 return self._finish_ids(ids_a, ids_b, add_special)
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
@@ -272,19 +272,19 @@ class Tokenizer:
             out = [self._pad_ids(ids, target) for ids in out]
         return out
 
-    def _sequence_ids(self, text: TextInput, parse: bool) -> list[int]:
+    def _sequence_ids(self, text: TextInput, parse_special: bool) -> list[int]:
         if isinstance(text, str):
-            return self._text_ids(text, parse)
+            return self._text_ids(text, parse_special)
         if isinstance(text, list) and all(isinstance(word, str) for word in text):
             out: list[int] = []
             for word in text:
-                out.extend(self._text_ids(word, parse))
+                out.extend(self._text_ids(word, parse_special))
             return out
         raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
 
-    def _text_ids(self, text: str, parse: bool) -> list[int]:
+    def _text_ids(self, text: str, parse_special: bool) -> list[int]:
         out: list[int] = []
-        for piece, at_origin, token_id in self.segments(text, parse):
+        for piece, at_origin, token_id in self.segments(text, parse_special):
             if token_id is not None:
                 out.append(token_id)
             else:
@@ -297,16 +297,16 @@ class Tokenizer:
     # split, normalizer, added tokens found in the normalized text), ``do_pre_tokenize``,
     # ``do_tokenize``, then ``post_process``.
 
-    def split_special(self, text: str, parse: bool) -> list[tuple[int, int, int | None]]:
+    def split_special(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]:
         """The special-token stage: ``(start, end, token id or None)`` spans of `text`, in order.
 
         A span with an id is that token; the others are the text between tokens. Empty
         spans are left out, except where the pre-tokenizer splits the empty text (a
         tiktoken pattern that matches it: each empty text between tokens is pre-tokenized
-        too, `special.with_empty_texts`). `parse`: special markers are parsed
+        too, `special.with_empty_texts`). `parse_special`: special markers are parsed
         (`SpecialTokens.PARSE`), else only the entries the format always matches.
         """
-        splits = self.special_split.split_raw(text, parse)
+        splits = self.special_split.split_raw(text, parse_special)
         if self._empty_texts:
             return with_empty_texts(splits, len(text))
         return [s for s in splits if s[2] is not None or s[1] > s[0]]
@@ -315,7 +315,7 @@ class Tokenizer:
         """The normalizer stage on `text` (the text itself when there is none)."""
         return text if self.normalizer is None else self.normalizer.normalize(text)
 
-    def segments(self, text: str, parse: bool) -> Iterator[tuple[str, bool, int | None]]:
+    def segments(self, text: str, parse_special: bool) -> Iterator[tuple[str, bool, int | None]]:
         """The special-token stage, then the normalizer: ``(piece, at_origin, token id or None)``.
 
         A segment with an id is that token (`piece` is its text); the others are normalized
@@ -324,7 +324,7 @@ class Tokenizer:
         the normalized text, as HF's ``extract_and_normalize`` finds them.
         """
         added, normalize = self.special_split, self.normalizer
-        for start, end, token_id in self.split_special(text, parse):
+        for start, end, token_id in self.split_special(text, parse_special):
             piece = text[start:end]
             if token_id is not None:
                 yield piece, start == 0, token_id
@@ -334,7 +334,7 @@ class Tokenizer:
             if not added.has_normalized:
                 yield piece, start == 0, None
                 continue
-            for s2, e2, id2 in added.split_normalized(piece, parse):
+            for s2, e2, id2 in added.split_normalized(piece, parse_special):
                 if id2 is not None or e2 > s2:
                     yield piece[s2:e2], start == 0 and s2 == 0, id2
 
@@ -421,13 +421,13 @@ class Tokenizer:
             The `Encoding`; offsets are character offsets into the input, as HF's
             Python binding reports them.
         """
-        parse = _policy(self.default_special if special is None else special)
+        parse_special = _policy(self.default_special if special is None else special)
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)
         try:
-            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex_guard.budget
-                enc_a = self._sequence_encoding(text, parse, 0)
-                enc_b = self._sequence_encoding(pair, parse, 1) if pair is not None else None
+            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex.guard.budget
+                enc_a = self._sequence_encoding(text, parse_special, 0)
+                enc_b = self._sequence_encoding(pair, parse_special, 1) if pair is not None else None
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
         if trunc is not None:
@@ -447,19 +447,19 @@ class Tokenizer:
                         padding_.pad_token, padding_.direction)
         return final
 
-    def _sequence_encoding(self, text: TextInput, parse: bool, type_id: int) -> Encoding:
+    def _sequence_encoding(self, text: TextInput, parse_special: bool, type_id: int) -> Encoding:
         if isinstance(text, str):
-            return self._text_encoding(text, parse, type_id, None)
+            return self._text_encoding(text, parse_special, type_id, None)
         if isinstance(text, list) and all(isinstance(word, str) for word in text):
-            return concat([self._text_encoding(word, parse, type_id, i) for i, word in enumerate(text)])
+            return concat([self._text_encoding(word, parse_special, type_id, i) for i, word in enumerate(text)])
         raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
 
-    def aligned_splits(self, text: str, parse: bool) -> list[AlignedSplit]:
+    def aligned_splits(self, text: str, parse_special: bool) -> list[AlignedSplit]:
         """`split_special` and the normalizer, keeping alignments (HF ``extract_and_normalize``):
         one `AlignedSplit` per span, with what the pre-tokenizer takes from it."""
         added, normalizer = self.special_split, self.normalizer
         out: list[AlignedSplit] = []
-        for start, end, token_id in self.split_special(text, parse):
+        for start, end, token_id in self.split_special(text, parse_special):
             ns = NormalizedString.from_original(text[start:end], start)
             if token_id is not None:
                 out.append(AlignedSplit(start, end, token_id, None, [(ns, token_id)]))
@@ -471,7 +471,8 @@ class Tokenizer:
             elif not added.has_normalized:
                 parts = [(ns, None)]
             else:
-                parts = [(ns.slice(s2, e2), id2) for s2, e2, id2 in added.split_normalized(ns.text, parse) if e2 > s2]
+                found = added.split_normalized(ns.text, parse_special)
+                parts = [(ns.slice(s2, e2), id2) for s2, e2, id2 in found if e2 > s2]
             out.append(AlignedSplit(start, end, None, ns, parts))
         return out
 
@@ -487,9 +488,9 @@ class Tokenizer:
         model = self.model
         return [(id_, model.token_value(id_, word, a, b), a, b) for id_, a, b in model.tokenize_spans(word)]
 
-    def _text_encoding(self, text: str, parse: bool, type_id: int, word_index: int | None) -> Encoding:
+    def _text_encoding(self, text: str, parse_special: bool, type_id: int, word_index: int | None) -> Encoding:
         pieces: list[tuple[NormalizedString, int | None]] = []
-        for split in self.aligned_splits(text, parse):
+        for split in self.aligned_splits(text, parse_special):
             for ns, token_id in split.parts:
                 if token_id is not None:
                     pieces.append((ns, token_id))
@@ -545,7 +546,7 @@ class Tokenizer:
 
     def decode_stream(self, skip_special: bool = False) -> "DecodeStream":
         """An incremental decoder: ``.step(id)`` returns the newly completed text (maybe "")."""
-        from .decode_stream import DecodeStream
+        from .decoders.stream import DecodeStream
 
         return DecodeStream(self, skip_special)
 
@@ -588,7 +589,7 @@ class Tokenizer:
                 error (with its line), or the template raised (``raise_exception``).
             StateTokenError: ids that break the state-token rules.
         """
-        from .chat import apply_chat_template
+        from .chat.render import apply_chat_template
 
         return apply_chat_template(self, messages, add_generation_prompt=add_generation_prompt, tools=tools,
                                    documents=documents, continue_final_message=continue_final_message,

@@ -4,7 +4,7 @@ llama.cpp has no chat-content mode, so the rule is pinned against the call it is
 of: llama-cpp-python 0.3.36's ``Llama.tokenize(text, add_bos=False, special=False)``,
 run here, where USER_DEFINED entries still match (``tokenizer_st_partition``). A
 marked piece is encoded after a ``"\\n"`` whose ids are then cut off (transformers'
-``_encode_chat_piece``, see `polytok.chat_marking`), so the expected ids are llama.cpp's
+``_encode_chat_piece``, see `polytok.chat.marking`), so the expected ids are llama.cpp's
 for ``"\\n" + piece`` less its ids for ``"\\n"``.
 """
 

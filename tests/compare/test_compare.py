@@ -11,7 +11,7 @@ import pytest
 
 import polytok
 from fixtures import GGUF_VOCAB_NAMES, edge_texts, fixture_path, gguf_vocab_path
-from polytok.cli import main
+from polytok.cli.main import main
 from polytok.parity import compare, reference_side
 from polytok.parity.compare import CompareReport
 

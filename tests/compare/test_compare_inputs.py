@@ -17,7 +17,7 @@ import pytest
 
 import polytok
 from fixtures import edge_texts, fixture_path
-from polytok.cli import main
+from polytok.cli.main import main
 from polytok.errors import PolytokError
 from polytok.parity import reference_side
 

@@ -1,4 +1,4 @@
-"""polytok.explain: its ids are encode's on every fixture x edge text, and its stages are HF's where
+"""polytok.parity.explain: its ids are encode's on every fixture x edge text, and its stages are HF's where
 tokenizers exposes them (normalizer.normalize_str, pre_tokenizer.pre_tokenize_str), run live."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import tokenizers
 
 import polytok
 from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, SOURCES, edge_texts, fixture_path, gguf_vocab_path
-from polytok.cli import main
-from polytok.explain import component_name
+from polytok.cli.main import main
+from polytok.parity.explain import component_name
 
 # every real file polytok reads: (fixture name, file) and each ggml-vocab GGUF of the llama-cpp-python sdist
 FILES = [(name, next(f["file"] for f in e["files"] if f["format"] != "config/sidecar"))

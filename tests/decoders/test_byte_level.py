@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from polytok.byte_alphabet import BYTES_TO_CHARS
+from polytok.text.byte_alphabet import BYTES_TO_CHARS
 
 from ._data import assert_same, encoded_token_lists, ours_like, random_lists, vocab_pieces
 

@@ -25,7 +25,7 @@ import polytok
 from fixtures import fixture_path
 
 pytest.importorskip("gguf")
-from polytok.convert import metadata_digests, to_gguf  # noqa: E402
+from polytok.convert.converter import metadata_digests, to_gguf  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "convert"
 SYNTHETIC = Path(__file__).resolve().parents[1] / "data" / "convert"

@@ -1,4 +1,4 @@
-"""The read-back check of ``polytok convert`` (polytok.convert_check), held to the reference engines.
+"""The read-back check of ``polytok convert`` (polytok.convert.check), held to the reference engines.
 
 For every folder of the convert goldens, the texts on which the check found the
 GGUF's ids to differ from the folder's tokenizer must be exactly those on which
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from polytok.convert_texts import CHECK_TEXTS
+from polytok.convert.texts import CHECK_TEXTS
 from polytok.errors import PolytokError
 
 from .test_convert import NAMES, build_folder, golden
 
 pytest.importorskip("gguf")
-from polytok.convert import to_gguf  # noqa: E402
-from polytok.convert_check import DIFFERENCES, ConversionCheckError  # noqa: E402
+from polytok.convert.converter import to_gguf  # noqa: E402
+from polytok.convert.check import DIFFERENCES, ConversionCheckError  # noqa: E402
 
 TEXTS = dict(CHECK_TEXTS)
 MOVED = set("弘给你") | {"[UNUSED_TOKEN_14"}  # the pieces the synthetic folders redefine
@@ -143,10 +143,10 @@ def _flat_scores(apply):
 
 
 BROKEN = {  # folder -> (module, function, the break), one per converter path
-    "qwen3": ("polytok.formats.vocab_paths", "read_special_vocab", _no_merges),  # gpt2 path
-    "bert-base-uncased": ("polytok.formats.vocab_paths", "bert_vocab", _swap_two_tokens),
-    "llama2": ("polytok.formats.vocab_paths", "llama_hf_vocab", _swap_two_tokens),
-    "arctic": ("polytok.formats.vocab_paths", "apply", _flat_scores),  # sentencepiece path
+    "qwen3": ("polytok.convert.families", "read_special_vocab", _no_merges),  # gpt2 path
+    "bert-base-uncased": ("polytok.convert.families", "bert_vocab", _swap_two_tokens),
+    "llama2": ("polytok.convert.families", "llama_hf_vocab", _swap_two_tokens),
+    "arctic": ("polytok.convert.families", "apply", _flat_scores),  # sentencepiece path
 }
 
 
@@ -174,7 +174,7 @@ def test_a_gguf_polytok_cannot_read_back_is_refused(tmp_path):
 
 
 def test_cli_check_failure_is_one_line_and_status_1(tmp_path, monkeypatch, capsys):
-    from polytok.cli import main
+    from polytok.cli.main import main
 
     header, _ = golden("qwen3")
     folder = build_folder("qwen3", header, tmp_path)
@@ -186,7 +186,7 @@ def test_cli_check_failure_is_one_line_and_status_1(tmp_path, monkeypatch, capsy
 
 
 def test_cli_reports_the_check(checked, capsys, tmp_path):
-    from polytok.cli import main
+    from polytok.cli.main import main
 
     _, _, folder, _ = checked("qwen3")
     assert main(["convert", str(folder), str(tmp_path / "q.gguf")]) == 0
@@ -195,7 +195,7 @@ def test_cli_reports_the_check(checked, capsys, tmp_path):
 
 
 def test_difference_names_are_documented():
-    import polytok.convert_check as module
+    import polytok.convert.check as module
 
     for name in DIFFERENCES:
         assert f"``{name}``" in (module.__doc__ or ""), name

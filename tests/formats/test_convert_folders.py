@@ -25,7 +25,7 @@ from polytok.errors import FormatError
 from .test_convert import SYNTHETIC, build_folder, describe_differences, golden
 
 pytest.importorskip("gguf")
-from polytok.convert import metadata_digests, to_gguf  # noqa: E402
+from polytok.convert.converter import metadata_digests, to_gguf  # noqa: E402
 
 
 def gzip_all(folder: Path) -> Path:
@@ -173,7 +173,7 @@ def test_folder_whose_tokenizer_does_not_decide_is_refused(tmp_path):
 
 
 def test_cli_refusal_without_config_is_one_line(tmp_path, capsys):
-    from polytok.cli import main
+    from polytok.cli.main import main
 
     folder = _wordlevel_folder(tmp_path)
     assert main(["convert", str(folder), str(tmp_path / "out.gguf")]) == 1

@@ -46,7 +46,7 @@ def test_load_folder_gives_the_redefined_base_id(folder, renames):
 @pytest.mark.parametrize("folder, renames", [("arctic", ARCTIC), ("internlm2", INTERN)])
 def test_converted_gguf_has_the_new_text_at_the_base_id(folder, renames, tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     report = to_gguf(SYNTHETIC / folder, tmp_path / "out.gguf")
     expected = base_ids(folder, renames)
@@ -100,7 +100,7 @@ def test_redefinition_out_of_range_names_file_and_key(tmp_path):
 
 def test_convert_redefinition_out_of_range_names_file_and_key(tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     for name, rule in (("arctic", "arctic"), ("internlm2", "internlm2"), ("llama-redefined", "generic")):
         folder = _folder(tmp_path, name)
@@ -123,7 +123,7 @@ def test_bad_json_names_the_file(tmp_path):
 
 def test_convert_errors(tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     with pytest.raises(FormatError) as err:
         to_gguf(tmp_path / "missing", tmp_path / "o.gguf")
@@ -167,9 +167,9 @@ def _renumbered_gpt2_folder(tmp_path: Path) -> Path:
 
 def test_pre_hash_known_and_unknown(tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
-    from polytok.convert_check import ConversionCheckError
-    from polytok.formats.hf_gguf_vocab import pre_hash
+    from polytok.convert.converter import to_gguf
+    from polytok.convert.check import ConversionCheckError
+    from polytok.convert.gguf_vocab import pre_hash
     from polytok.formats.hf_json import read_model_folder
 
     known = to_gguf(_gpt2_folder(tmp_path, False), tmp_path / "a.gguf")
@@ -191,7 +191,7 @@ def test_pre_hash_known_and_unknown(tmp_path):
 
 def test_cli_convert_prints_the_report(tmp_path, capsys):
     pytest.importorskip("gguf")
-    from polytok.cli import main
+    from polytok.cli.main import main
 
     assert main(["convert", str(SYNTHETIC / "arctic"), str(tmp_path / "a.gguf")]) == 0
     out = capsys.readouterr().out
@@ -215,7 +215,7 @@ def test_missing_gguf_package_names_the_extra(tmp_path, monkeypatch):
     from polytok.errors import PolytokError
 
     monkeypatch.setitem(sys.modules, "gguf", None)
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     with pytest.raises(PolytokError, match=r"polytok\[convert\]"):
         to_gguf(SYNTHETIC / "arctic", tmp_path / "o.gguf")
@@ -256,7 +256,7 @@ def test_tokenizer_json_added_token_on_a_base_id_replaces_its_text(tmp_path):
     """
     pytest.importorskip("gguf")
     tokenizers = pytest.importorskip("tokenizers")
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     folder, old, data = _redefined_gpt2_folder(tmp_path, 124)
     report = to_gguf(folder, tmp_path / "r.gguf")
@@ -277,8 +277,8 @@ def test_redefining_a_merged_token_writes_a_gguf_polytok_cannot_check(tmp_path):
     """Id 0 ('!') is named by merges: polytok's GGUF reader refuses merges naming a text the vocabulary
     no longer holds (llama.cpp builds its merge ranks without that check), so the read-back fails."""
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
-    from polytok.convert_check import ConversionCheckError
+    from polytok.convert.converter import to_gguf
+    from polytok.convert.check import ConversionCheckError
 
     folder, _, _ = _redefined_gpt2_folder(tmp_path, 0)
     with pytest.raises(ConversionCheckError, match=r"cannot be read back .*tokenizer\.ggml\.merges\["):

@@ -272,7 +272,7 @@ def test_progress_line_on_a_terminal(jsonl: Any, tmp_path: Path) -> None:
     """The CLI's progress line (documents, tokens, MB/s) is drawn only when stderr is a terminal."""
     import io
 
-    from polytok.cli_corpus import _Progress
+    from polytok.cli.corpus import _Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

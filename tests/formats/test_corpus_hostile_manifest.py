@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pytest
 
 from polytok import corpus
-from polytok.cli import main
+from polytok.cli.main import main
 from polytok.errors import FormatError
 
 

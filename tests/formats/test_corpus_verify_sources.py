@@ -17,7 +17,7 @@ import pytest
 
 import fixtures
 from polytok import corpus
-from polytok.cli import main
+from polytok.cli.main import main
 
 
 @pytest.fixture

@@ -28,7 +28,8 @@ import pytest
 
 import fixtures
 from formats.serve_support import Client, hf_gpt2, hf_ids, start_server
-from polytok import cli_serve, load
+from polytok import load
+from polytok.cli import serve as cli_serve
 from polytok.serve import api, checks, models
 from polytok.serve.app import PolytokServer
 from polytok.serve.connections import WORKING

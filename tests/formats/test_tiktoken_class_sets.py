@@ -23,7 +23,7 @@ from tiktoken.load import load_tiktoken_bpe
 import polytok
 from fixtures import bench_slice, edge_texts, fixture_path
 from parity.diff_report import ids_mismatch
-from polytok.regex_fancy import compile_fancy
+from polytok.regex.fancy import compile_fancy
 
 BYTES = {bytes([b]): b for b in range(256)}
 # ASCII, Latin-1 and Latin Extended, then both sides of each set operation: Han (BMP, Ext-A/B),

@@ -1,4 +1,4 @@
-"""tiktoken's patterns (Rust fancy-regex) through polytok's `regex_fancy`, against tiktoken 0.14.0 live.
+"""tiktoken's patterns (Rust fancy-regex) through polytok's `regex.fancy`, against tiktoken 0.14.0 live.
 
 Each check builds the same pattern on both sides over a byte-only rank table (every
 byte its own token), so the ids spell exactly the matched text: tiktoken's matches are
@@ -16,7 +16,7 @@ import tiktoken
 
 from polytok.formats.tiktoken import build_tiktoken
 from polytok.formats.tiktoken_known import KNOWN_RANKS
-from polytok.regex_fancy import compile_fancy, translate_fancy
+from polytok.regex.fancy import compile_fancy, translate_fancy
 
 BYTES = {bytes([b]): b for b in range(256)}
 CLASSES = [r"\p{L}", r"\p{N}", r"\p{Lu}", r"\p{Lt}", r"\p{Lm}", r"\p{Lo}", r"\p{M}", r"\p{Ll}", r"\d", r"\w",

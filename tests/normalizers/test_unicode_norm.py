@@ -1,4 +1,4 @@
-"""polytok.unicode_norm and the frozen tables in polytok.unicode_tables.
+"""polytok.text.unicode_norm and the frozen tables in polytok.text.unicode_tables.
 
 The tables were generated from the live `tokenizers` (tools/gen_unicode_tables.py);
 these tests re-check them against it, and check that the offsets path of each
@@ -11,7 +11,8 @@ import unicodedata
 
 import pytest
 
-from polytok import unicode_norm, unicode_tables
+from polytok.text import unicode_norm
+from polytok.text import unicode_tables
 
 from . import _unicode_cases
 from ._harness import all_code_points

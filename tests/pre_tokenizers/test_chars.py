@@ -1,4 +1,4 @@
-"""The frozen character classes (polytok.chars) against the live `tokenizers`.
+"""The frozen character classes (polytok.text.chars) against the live `tokenizers`.
 
 A sample of code points runs by default (every range edge of each table and
 its neighbours, plus a random sample); ``-m slow`` checks every code point.
@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from polytok import char_classes, chars
+from polytok.text import char_classes
+from polytok.text import chars
 from polytok.pre_tokenizers.unicode_scripts import fixed_script
 from polytok.pre_tokenizers.unicode_scripts_table import SCRIPT_RANGES
 

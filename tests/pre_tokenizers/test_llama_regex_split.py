@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from fixtures import edge_texts, llama_cpp_source_path
-from polytok.byte_alphabet import BYTES_TO_CHARS
+from polytok.text.byte_alphabet import BYTES_TO_CHARS
 from polytok.normalized import NormalizedString
 from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES
 from polytok.pre_tokenizers.llama_regex_split import (

@@ -1,4 +1,4 @@
-"""A chat-template render is bounded as a whole, whatever construct the template uses (polytok.chat_limits).
+"""A chat-template render is bounded as a whole, whatever construct the template uses (polytok.chat.limits).
 
 Each hostile template below would run past the limits or build a huge value through one
 construct; with the limits set small (`LIMITS`), the render must stop with a
@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import polytok
-from polytok import chat_env
+from polytok.chat import sandbox as chat_env
 from polytok.errors import ChatTemplateError
 
 LIMITS = dict(max_output_chars=10_000, max_built_chars=10**9, max_loop_iterations=20_000, max_seconds=60.0)

@@ -1,4 +1,4 @@
-"""Chat templates cannot escape the sandbox, nor loop or grow output without bound (polytok.chat_env).
+"""Chat templates cannot escape the sandbox, nor loop or grow output without bound (polytok.chat.sandbox).
 
 Each escape attempt must end in a ChatTemplateError (never another exception, never a hang);
 the limits are configurable with chat_env.configure.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import polytok
-from polytok import chat_env
+from polytok.chat import sandbox as chat_env
 from polytok.errors import ChatTemplateError
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -63,7 +63,7 @@ def test_convert_base_with_a_2_62_element_array_is_refused_in_bounded_memory(tmp
     pytest.importorskip("gguf")
     base = _base_with_kv(tmp_path, pack_string("x.big") + struct.pack("<IIQ", ARRAY, UINT8, 2**62))
     folder = Path(__file__).resolve().parents[1] / "data" / "convert" / "arctic"
-    code = (f"from polytok.convert import to_gguf\ntry:\n    to_gguf({str(folder)!r}, {str(tmp_path / 'o.gguf')!r}, "
+    code = (f"from polytok.convert.converter import to_gguf\ntry:\n    to_gguf({str(folder)!r}, {str(tmp_path / 'o.gguf')!r}, "
             f"base_gguf={str(base)!r})\nexcept polytok.FormatError as e:\n    print(json.dumps([e.key, str(e)]))")
     grown, head = _peak_mb("import json\n" + code)
     key, message = json.loads(head)
@@ -138,7 +138,7 @@ def test_too_many_tensor_infos_for_the_file(tmp_path):
 
 def test_convert_base_with_a_wrapping_offset_is_refused(tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert import to_gguf
+    from polytok.convert.converter import to_gguf
 
     base = _tensor_file(tmp_path, [("w", [8], F32, 2**64 - 32)], b"\1" * 32)
     folder = Path(__file__).resolve().parents[1] / "data" / "convert" / "arctic"

@@ -1,9 +1,9 @@
 """A risky pattern's time bound covers the whole encode, and walking its matches is linear.
 
-`regex_guard` matches a pattern it finds risky under a time bound. The bound is one
-deadline per encoded text (`regex_guard.budget`): a text cut into many pieces, each
+`regex.guard` matches a pattern it finds risky under a time bound. The bound is one
+deadline per encoded text (`regex.guard.budget`): a text cut into many pieces, each
 matched in its own call, cannot take a fresh bound per piece. And the walk over a
-risky pattern's matches (`regex_dialect.match_spans`, one ``search`` per match) makes
+risky pattern's matches (`regex.oniguruma.match_spans`, one ``search`` per match) makes
 the text's view once, not once per match.
 """
 
@@ -14,9 +14,9 @@ import json
 import pytest
 
 import polytok
-from polytok import regex_guard
+from polytok.regex import guard as regex_guard
 from polytok.errors import EncodeError
-from polytok.regex_dialect import OnigPattern, compile_onig, match_spans
+from polytok.regex.oniguruma import OnigPattern, compile_onig, match_spans
 from robustness.hostile import hf_base
 
 RISKY = r"(\w+\s?)*$"  # about a millisecond on a 20-letter word; bounded by regex_guard

@@ -56,7 +56,7 @@ class IdsDecoder(Protocol):
     def clean_spaces(self) -> bool:
         """Whether decoding deletes a space that a later token shows to be before ``?!.,``
         or a contraction (llama.cpp's ``clean_spaces``): a stream then holds text that ends
-        in such a space back (`polytok.decode_stream`). False unless an implementation
+        in such a space back (`polytok.decoders.stream`). False unless an implementation
         says otherwise."""
         return False
 

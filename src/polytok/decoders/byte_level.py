@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
+from ..text.byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 
 # alphabet char -> the Latin-1 char of its byte, so str.translate + latin-1 encode yields the bytes
 _TO_LATIN1 = {ord(c): b for b, c in enumerate(BYTES_TO_CHARS)}

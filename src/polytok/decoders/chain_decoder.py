@@ -70,7 +70,7 @@ class ChainDecoder(IdsDecoder):
 
     @property
     def decoders(self) -> list[Decoder]:
-        """The chain as a list (empty without one), as `polytok.explain` lists components."""
+        """The chain as a list (empty without one), as `polytok.parity.explain` lists components."""
         return [] if self.chain is None else [self.chain]
 
     def decode(self, ids: list[int], *, skip_special: bool) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import required
-from ..regex_dialect import compile_onig, find_matches, read_pattern
+from ..regex.oniguruma import compile_onig, find_matches, read_pattern
 
 
 class Replace:

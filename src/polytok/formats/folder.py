@@ -5,7 +5,7 @@ A Hugging Face model folder holds ``tokenizer.json``, ``tokenizer_config.json``,
 ``config.json``, ``tokenizer.model``, ``tekken.json``, … and polytok reads any of
 them stored gzip-compressed as ``NAME.gz`` too (``tokenizer.json.gz`` is how large
 vocabularies are often kept). `find` is where that rule lives: ``NAME`` first,
-then ``NAME.gz``; `load`, `polytok.convert` (and its special-vocab, redefinition
+then ``NAME.gz``; `load`, `polytok.convert.converter` (and its special-vocab, redefinition
 and vocabulary readers), the chat templates and the classic-vocabulary settings
 all look a file up here, so one folder reads the same way on every path.
 Decompression is `polytok.formats.compressed` (by the gzip magic, not the name).

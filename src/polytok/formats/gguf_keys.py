@@ -79,7 +79,7 @@ class Tokenizer:
 
 
 class Paperkiln:
-    """``paperkiln.*`` keys: paperkiln's own metadata, read by `polytok.chat` (per-turn state tokens)."""
+    """``paperkiln.*`` keys: paperkiln's own metadata, read by `polytok.chat.render` (per-turn state tokens)."""
 
     STATE_TOKENS_K: Final = "paperkiln.state_tokens.k"
 

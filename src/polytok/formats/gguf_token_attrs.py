@@ -18,7 +18,7 @@ a vocabulary (llama-cpp-python 0.3.36 sdist, ``vendor/llama.cpp/src/llama-vocab.
 - LSTRIP/RSTRIP set by tokenizer pre type, architecture or model name
   (``_set_token_attr`` rules, lines 3108-3135).
 
-Not to be confused with `polytok.formats.gguf_special_vocab`, the writer side:
+Not to be confused with `polytok.convert.gguf_special_vocab`, the writer side:
 gguf-py's ``SpecialVocab``, which picks the special ids a converted GGUF is given.
 The matching itself (the partition split) is an algorithm and lives in
 `polytok.special`; this module only decides which entries it gets.

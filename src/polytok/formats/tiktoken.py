@@ -92,7 +92,7 @@ from functools import partial
 from itertools import accumulate
 from pathlib import Path
 
-from ..byte_alphabet import BYTES_TO_CHARS
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..decoders.token_bytes import TokenBytes
 from ..errors import FormatError
 from ..facts import FormatFacts, NamedToken, eos_ends

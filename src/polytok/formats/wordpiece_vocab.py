@@ -39,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..chars import WHITE_SPACE
+from ..text.chars import WHITE_SPACE
 from ..decoders.chain_decoder import ChainDecoder
 from ..decoders.wordpiece import WordPiece as WordPieceDecoder
 from ..errors import FormatError

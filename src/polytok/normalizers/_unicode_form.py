@@ -1,14 +1,14 @@
 """The shared body of the four Unicode normalization forms (NFC, NFD, NFKC, NFKD).
 
 Each form's module names its class and cites its reference; the algorithm and
-HF's frozen Unicode data are in `polytok.unicode_norm`.
+HF's frozen Unicode data are in `polytok.text.unicode_norm`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import unicode_norm
+from ..text import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
 from .base import NormalizerBase

@@ -25,11 +25,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .. import unicode_norm, unicode_tables
+from ..text import unicode_norm
+from ..text import unicode_tables
 from .._config import as_object, optional, required
-from ..chars import WHITE_SPACE
+from ..text.chars import WHITE_SPACE
 from ..normalized import NormalizedString
-from ..unicode_norm import compile_class
+from ..text.unicode_norm import compile_class
 from .base import NormalizerBase
 
 _CONTROL = compile_class(unicode_tables.BERT_CONTROL)

@@ -5,7 +5,7 @@ stages). JSON: ``{"type": "ByteLevel"}``.
 
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/byte_level.rs``
 (``ByteLevel::normalize``): each character becomes the alphabet characters of
-its UTF-8 bytes (`polytok.byte_alphabet`); no prefix space and no splitting.
+its UTF-8 bytes (`polytok.text.byte_alphabet`); no prefix space and no splitting.
 All the characters produced from one source character map to it.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import as_object
-from ..byte_alphabet import BYTES_TO_CHARS
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..normalized import NormalizedString
 from .base import NormalizerBase
 

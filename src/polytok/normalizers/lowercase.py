@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import unicode_norm
+from ..text import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
 from .base import NormalizerBase

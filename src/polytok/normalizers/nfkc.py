@@ -5,7 +5,7 @@ Stage: normalizer. JSON: ``{"type": "NFKC"}`` (no options; other keys are ignore
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/unicode.rs``
 (``NFKC::normalize`` -> ``NormalizedString::nfkc`` in ``tokenizer/normalizer.rs``),
 including HF's older Unicode data (code points newer than it are left alone);
-the algorithm and the frozen data live in `polytok.unicode_norm`.
+the algorithm and the frozen data live in `polytok.text.unicode_norm`.
 Expansions (``ﬁ`` -> ``fi``) map to the whole source character; a composed
 character keeps the offsets of the first source character only.
 """

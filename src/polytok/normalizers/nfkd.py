@@ -5,7 +5,7 @@ Stage: normalizer. JSON: ``{"type": "NFKD"}`` (no options; other keys are ignore
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/unicode.rs``
 (``NFKD::normalize`` -> ``NormalizedString::nfkd`` in ``tokenizer/normalizer.rs``),
 including HF's older Unicode data (code points newer than it are left alone);
-the algorithm and the frozen data live in `polytok.unicode_norm`.
+the algorithm and the frozen data live in `polytok.text.unicode_norm`.
 Every character of a decomposition maps to the whole source character.
 """
 

@@ -6,7 +6,7 @@ Stage: normalizer. JSON: ``{"type": "Replace", "pattern": {"String": s} |
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/normalizers/replace.rs``
 (``Replace::normalize``) and ``tokenizer/normalizer.rs``
 (``NormalizedString::replace``): the matches are onig's ``find_iter`` over the
-piece (`polytok.regex_dialect`; a ``String`` is the escaped literal), each is
+piece (`polytok.regex.oniguruma`; a ``String`` is the escaped literal), each is
 replaced by `content` taken literally, and an empty piece is never touched.
 
 Offsets: every character of `content` maps to the last character of its match
@@ -27,7 +27,7 @@ from typing import Any
 
 from .._config import as_object, required
 from ..normalized import NormalizedString
-from ..regex_dialect import Pattern, compile_literal, compile_onig, match_spans, read_pattern
+from ..regex.oniguruma import Pattern, compile_literal, compile_onig, match_spans, read_pattern
 from .base import NormalizerBase
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._config import as_object, required
-from ..chars import WHITE_SPACE
+from ..text.chars import WHITE_SPACE
 from ..normalized import NormalizedString
 from .base import NormalizerBase
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import unicode_tables
+from ..text import unicode_tables
 from .._config import as_object
 from ..normalized import NormalizedString
-from ..unicode_norm import compile_class
+from ..text.unicode_norm import compile_class
 from .base import NormalizerBase
 
 _MARK = compile_class(unicode_tables.COMBINING_MARKS)

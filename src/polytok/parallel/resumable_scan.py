@@ -5,7 +5,7 @@ whose pieces are its matches (and, for ``isolated`` splits, the gaps between the
 followed only by stages that work on each piece alone, then a model that encodes
 each word alone: ``Split`` with ``isolated``, or ``removed`` + ``invert``
 (tiktoken); ``ByteLevel`` with its regex. That is the byte-level BPE family:
-GPT-2, RoBERTa, Llama 3, Qwen, tiktoken and tekken files. Patterns `regex_guard`
+GPT-2, RoBERTa, Llama 3, Qwen, tiktoken and tekken files. Patterns `regex.guard`
 runs under a time bound are left out, and so are splits that keep (or refuse) the
 empty match of an empty text (`split_behavior.RegexSplitter.splits_empty_text`):
 the empty texts between special tokens are pieces there. A scan that meets an
@@ -52,7 +52,7 @@ from ..pre_tokenizers.byte_level import ByteLevel
 from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
 from ..pre_tokenizers.split_behavior import CharSplitter, PatternProof, RegexSplitter
-from ..regex_dialect import OnigPattern
+from ..regex.oniguruma import OnigPattern
 
 if TYPE_CHECKING:
     from ..pre_tokenizers import PreTokenizer
@@ -269,7 +269,7 @@ def scanner_for(tok: "Tokenizer") -> Scanner | None:
     covers = gaps and splitter.always_covers
     pattern = splitter.pattern
     if isinstance(pattern, OnigPattern):
-        if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex_guard)
+        if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex.guard)
             return None
         return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.proof)
     return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, splitter.proof)

@@ -1,6 +1,6 @@
 """Which stage first differs between two polytok pipelines on one text (``compare --explain``).
 
-The stages are `polytok.explain`'s: the special-token split, then per text
+The stages are `polytok.parity.explain`'s: the special-token split, then per text
 segment the characters that reach the model (normalizer and pre-tokenizer
 together: a tokenizer.json may escape spaces in its pre-tokenizer where a
 SentencePiece model does it in its normalizer), the pre-token boundaries, the
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..explain import Explanation, Segment, explain
+from .explain import Explanation, Segment, explain
 from ..tokenizer import Tokenizer
 
 __all__ = ["StageDiff", "first_stage"]

@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..byte_alphabet import byte_level_flags
-from ..chars import WHITE_SPACE
+from ..text.byte_alphabet import byte_level_flags
+from ..text.chars import WHITE_SPACE
 from ..encoding import Encoding
 from ._common import mark_sequence
 from .base import PostProcessorBase

@@ -5,7 +5,7 @@ JSON: ``{"type": "BertPreTokenizer"}``.
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/bert.rs``
 (``BertPreTokenizer::pre_tokenize``): a ``Removed`` split at
 ``char::is_whitespace``, then an ``Isolated`` split at ``is_bert_punc`` (ASCII
-punctuation or ~Unicode 8 P*, `polytok.chars.is_punctuation`; no whitespace
+punctuation or ~Unicode 8 P*, `polytok.text.chars.is_punctuation`; no whitespace
 char is punctuation). The two passes are one regex here: a punctuation char
 alone, or a run of chars that are neither, which gives the same pieces and,
 since slices of slices keep their alignment, the same offsets.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chars import WHITE_SPACE_CLASS, regex_set
+from ..text.chars import WHITE_SPACE_CLASS, regex_set
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
 class BertPreTokenizer(SplittingPreTokenizer):

@@ -33,10 +33,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..bounded_cache import BoundedCache
-from ..byte_alphabet import BYTES_TO_CHARS, byte_level_flags
+from ..text.byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from ..errors import not_utf8
 from ..normalized import NormalizedString
-from ..regex_dialect import compile_onig
+from ..regex.oniguruma import compile_onig
 from .base import PreTokenizerBase
 from .split_behavior import PatternProof, RegexSplitter
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import single_char
-from ..chars import regex_class
+from ..text.chars import regex_class
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
 

@@ -5,7 +5,7 @@ JSON: ``{"type": "Digits", "individual_digits": bool}`` (required).
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/digits.rs``
 (``Digits::pre_tokenize``): split at every ``char::is_numeric`` char (general
 category N*: ``²``, ``½``, ``١`` are numeric, ``五`` is not; frozen in
-`polytok.char_classes`), ``Isolated`` with `individual_digits` (every numeric
+`polytok.text.char_classes`), ``Isolated`` with `individual_digits` (every numeric
 char alone) and ``Contiguous`` without (runs of numeric and runs of other chars).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import required
-from ..chars import regex_set
+from ..text.chars import regex_set
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
 

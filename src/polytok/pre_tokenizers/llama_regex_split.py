@@ -31,7 +31,7 @@ ranges holding non-ASCII whitespace never see it. Unicode data: llama.cpp's own 
 (``llama_unicode_data``, Unicode 15.1), never ``unicodedata``.
 
 Words are the UTF-8 of each chunk; with ``byte_encode`` every byte becomes its GPT-2 alphabet
-char (``polytok.byte_alphabet``). Lone surrogates keep their 3-byte form, as llama.cpp
+char (``polytok.text.byte_alphabet``). Lone surrogates keep their 3-byte form, as llama.cpp
 re-encodes them. Empty pieces (zero-width matches) give no tokens and are dropped.
 """
 
@@ -43,7 +43,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache, partial
 
-from ..byte_alphabet import BYTES_TO_CHARS
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..errors import FormatError
 from ..normalized import NormalizedString
 from .base import PreTokenizerBase

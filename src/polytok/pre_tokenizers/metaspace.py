@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .._config import join, optional, required, single_char
-from ..chars import regex_class
+from ..text.chars import regex_class
 from ..errors import FormatError
 from ..normalized import NormalizedString
 from .base import PreTokenizerBase

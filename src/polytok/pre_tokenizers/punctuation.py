@@ -6,7 +6,7 @@ defaults to ``Isolated``; an explicit null is an error, as in HF).
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/punctuation.rs``
 (``is_punc``, ``Punctuation::pre_tokenize``): a char is punctuation when it is
 ASCII punctuation (all 32 ASCII symbols, ``$ + < = > ^ ` | ~`` included) or in
-P* of the ~Unicode 8 ``unicode_categories`` crate (`polytok.chars.is_punctuation`);
+P* of the ~Unicode 8 ``unicode_categories`` crate (`polytok.text.chars.is_punctuation`);
 each one is a match of its own for the behaviour.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chars import regex_set
+from ..text.chars import regex_set
 from .split_behavior import Behavior, CharSplitter, SplittingPreTokenizer, behavior_from_config
 
 

@@ -6,7 +6,7 @@ JSON: ``{"type": "Split", "pattern": {"String": s} | {"Regex": r}, "behavior":
 
 Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/split.rs``
 (``Split::new``, ``Split::pre_tokenize``): a ``String`` pattern is escaped and a
-``Regex`` one used as is, both compiled by Oniguruma (here: `regex_dialect`);
+``Regex`` one used as is, both compiled by Oniguruma (here: `regex.oniguruma`);
 `invert` flips every piece's is-match flag before the behaviour applies, so
 ``Removed`` + `invert` keeps only the matches (GPT-4 style findall) and drops
 the text between them. An empty ``String`` matches the empty string at every
@@ -15,7 +15,7 @@ zero-width-match rule live in `split_behavior`.
 
 ``dialect`` names the regex engine the pattern was written for: ``"onig"``
 (HF, default) or ``"fancy"`` (Rust fancy-regex: tiktoken / tekken
-``pat_str``, see `polytok.regex_fancy`).
+``pat_str``, see `polytok.regex.fancy`).
 
 ``empty_matches`` says what an empty match becomes: ``"drop"`` (HF, default),
 ``"keep"`` or ``"refuse"`` (tiktoken with or without a token of no bytes); see
@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .._config import required
-from ..regex_dialect import Pattern, compile_literal, compile_onig, read_pattern
+from ..regex.oniguruma import Pattern, compile_literal, compile_onig, read_pattern
 from .split_behavior import (Behavior, EmptyMatches, PatternProof, RegexSplitter, SplittingPreTokenizer,
                              behavior_from_config)
 
@@ -74,7 +74,7 @@ class Split(SplittingPreTokenizer):
         self.invert = invert
         compiled: Pattern
         if is_regex and dialect == "fancy":
-            from ..regex_fancy import compile_fancy
+            from ..regex.fancy import compile_fancy
 
             compiled = compile_fancy(pattern, key)
         else:

@@ -10,9 +10,9 @@ strings) and an aligned path (spans for `NormalizedString.slices`) built from
 the same rule:
 
 * `RegexSplitter` (Split, ByteLevel, Whitespace): onig match iteration
-  (`regex_dialect.find_matches`), then `apply_behavior`. Its fast path takes
+  (`regex.oniguruma.find_matches`), then `apply_behavior`. Its fast path takes
   ``findall`` directly where the answer cannot differ: no empty match (so
-  Python's and onig's match iteration agree, see `regex_dialect.match_spans`)
+  Python's and onig's match iteration agree, see `regex.oniguruma.match_spans`)
   and either ``Isolated`` over matches that cover the text, or ``Removed``
   with ``invert`` (the matches themselves).
 * `CharSplitter` (the char-predicate patterns of Punctuation, Digits,
@@ -37,7 +37,7 @@ Both take only ``removed`` with ``invert`` (tiktoken's split: the matches are th
 pieces). fancy-regex 0.19 ``Matches::next_with`` (as onig, and regex-automata's
 ``find_iter``) reports no empty match that ends where the previous match ended and
 searches on one character later, so ``a*`` over ``"xay"`` gives ``""``, ``"a"``,
-``""`` (at 0, 1 and 3); `regex_dialect.match_spans` walks that way. Why no
+``""`` (at 0, 1 and 3); `regex.oniguruma.match_spans` walks that way. Why no
 pattern pays for this unless it meets an empty match: the fast path's ``findall``
 (Python's iteration, which also reports an empty match right after a match) holds
 ``""`` exactly when a search of the walk, from the same positions as fancy-regex
@@ -58,7 +58,7 @@ import regex
 from .._config import join, optional
 from ..errors import EmptyMatchError, FormatError
 from ..normalized import NormalizedString
-from ..regex_dialect import Pattern, find_matches, match_spans
+from ..regex.oniguruma import Pattern, find_matches, match_spans
 from .base import PreTokenizerBase
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
@@ -245,7 +245,7 @@ class CharSplitter:
     __slots__ = ("pattern", "findall")
 
     def __init__(self, char_class: str, behavior: Behavior) -> None:
-        """`char_class`: a class body or a nested `regex` V1 set (`polytok.chars.regex_set`)."""
+        """`char_class`: a class body or a nested `regex` V1 set (`polytok.text.chars.regex_set`)."""
         self.pattern = regex.compile(_CHAR_PIECES[behavior].replace("{C}", char_class), regex.V1)
         self.findall = self.pattern.findall
 

@@ -6,7 +6,7 @@ Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/whitespace.rs``
 (``Whitespace::pre_tokenize``): split with ``Invert(\\w+|[^\\w\\s]+)`` and
 ``Removed``, i.e. keep the matches of that Rust `regex` crate pattern and drop
 the whitespace between them. Its Unicode ``\\w`` (Alphabetic, M*, Nd, Pc,
-Join_Control) is frozen in `polytok.char_classes` (`regex`'s own ``\\w`` follows
+Join_Control) is frozen in `polytok.text.char_classes` (`regex`'s own ``\\w`` follows
 a newer Unicode); ``\\s`` is White_Space.
 
 Upstream: ``\\w+|[^\\w\\s]+``; here ``W+|[^WS]+`` with W = ``chars.regex_set("WORD")``
@@ -19,7 +19,7 @@ from typing import Any
 
 import regex
 
-from ..chars import WHITE_SPACE_CLASS, regex_set
+from ..text.chars import WHITE_SPACE_CLASS, regex_set
 from .split_behavior import RegexSplitter, SplittingPreTokenizer
 
 

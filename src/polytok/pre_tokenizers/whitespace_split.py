@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chars import WHITE_SPACE_CLASS
+from ..text.chars import WHITE_SPACE_CLASS
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
 

@@ -82,7 +82,7 @@ def encode(registry: Registry, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def explain(registry: Registry, body: dict[str, Any]) -> dict[str, Any]:
-    """``POST /api/explain {"model", "text", "special"?, "add_special"?}``: `polytok.explain` as JSON."""
+    """``POST /api/explain {"model", "text", "special"?, "add_special"?}``: `polytok.parity.explain` as JSON."""
     text = _text(body)
     entry = registry.get(body.get("model"))
     out: dict[str, Any] = _run(entry.name, explain_view, entry.tokenizer, text, special=_special(body),

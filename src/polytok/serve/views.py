@@ -1,10 +1,10 @@
 """What the page shows, as JSON-ready data: token spans, their bytes and kinds, the aligned
-differences of two encodings, and `polytok.explain`'s stages.
+differences of two encodings, and `polytok.parity.explain`'s stages.
 
 Nothing here tokenizes on its own: spans are `Tokenizer.encode_full` (ids, pieces,
 character offsets, the post-processor's ``special_tokens_mask``), the first
 divergence and its reason names are `polytok.parity.compare`'s, the stages are
-`polytok.explain`'s. This module only adds what a person needs to see them:
+`polytok.parity.explain`'s. This module only adds what a person needs to see them:
 
 - each token's bytes: `Tokenizer.token_bytes` (llama.cpp's ``llama_token_to_piece``
   for a GGUF vocabulary, the byte table of tiktoken / tekken, RWKV's token bytes,
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..encoding import Encoding
 from ..errors import PolytokError
-from ..explain import explain
+from ..parity.explain import explain
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -148,5 +148,5 @@ def _resync(oa: Sequence[Sequence[int]], ob: Sequence[Sequence[int]], i: int, j:
 
 
 def explain_view(tok: "Tokenizer", text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
-    """`polytok.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``)."""
+    """`polytok.parity.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``)."""
     return asdict(explain(tok, text, special=special, add_special=add_special))

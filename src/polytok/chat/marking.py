@@ -1,0 +1,120 @@
+"""Content is text, markers are markup: special-token markers that a caller wrote are encoded as text.
+
+transformers 5.24.0: ``tokenization_utils_base.py`` ``_get_control_tokens`` (which
+added tokens count as control tokens: the special ones, the config's
+``chat_control_tokens``, else the non-white-space ones the template's literal text
+holds) and ``utils/chat_template_utils.py`` ``mark_control_tokens`` (wrap each
+control token in the caller's strings in two private-use code points, longest
+token first, after dropping any such code points already there),
+``encode_marked_chat`` and ``_encode_chat_piece`` (split the rendered chat at the
+markers; a marked token is encoded with no added token matched, the text between
+is encoded normally, each piece after the first behind a ``"\\n"`` that is cut off
+again so SentencePiece adds no prefix space mid-chat).
+
+Where the format declares its control tokens (`ChatFacts.control_tokens`: a GGUF
+vocabulary's CONTROL/UNKNOWN entries) they are the control tokens, and where the
+format's own text mode is how content is read (`ChatFacts.content_in_text_mode`:
+llama.cpp's ``parse_special=false``, USER_DEFINED entries still match) "as text"
+is that mode; llama.cpp has no such chat mode itself, so there is no reference to
+match. This module reads only those typed facts (`polytok.facts`), never a format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .sandbox import literal_text
+from ..errors import EncodeError
+from ..special import SpecialTokens
+
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer
+
+__all__ = ["control_tokens", "marker", "encode_marked"]
+
+# Private-use code points wrapped around control tokens in caller strings (transformers' values,
+# so a string marked by either library means the same)
+_START, _END = "\U000f0000", "\U000f0001"
+
+
+def control_tokens(tok: "Tokenizer", source: str) -> tuple[str, ...]:
+    """Markers read as text when a caller writes them (transformers' ``_get_control_tokens``)."""
+    chat = tok.facts.chat
+    if chat.control_tokens is not None:  # the format declares them (GGUF's CONTROL and UNKNOWN entries)
+        return chat.control_tokens
+    entries = list(tok.added.id_to_entry.values())
+    if chat.listed_control_tokens is not None:
+        wanted = set(chat.listed_control_tokens)
+        return tuple(e.content for e in entries if e.special or e.content in wanted)
+    # default: the added tokens the template writes itself, except white-space ones (Gemma's "\n")
+    literals = literal_text(source)
+    return tuple(e.content for e in entries
+                 if e.special or (e.content in literals and not e.content.isspace()))
+
+
+def _alternation(tokens: Sequence[str]) -> str:
+    longest_first = sorted(set(tokens), key=len, reverse=True)
+    return "|".join(map(re.escape, longest_first)) or "(?!)"
+
+
+def marker(control: Sequence[str]) -> Callable[[Any], Any]:
+    pattern = re.compile(_alternation(control))
+
+    def mark(obj: Any) -> Any:
+        if isinstance(obj, str):
+            # drop markers already there, so a caller cannot forge a marked token
+            obj = obj.replace(_START, "").replace(_END, "")
+            return pattern.sub(lambda m: _START + m.group(0) + _END, obj)
+        if isinstance(obj, dict):
+            return {k: mark(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return [mark(v) for v in obj]
+        return obj
+
+    return mark
+
+
+def _all_marker_texts(tok: "Tokenizer") -> tuple[str, ...]:
+    declared = tok.facts.chat.control_tokens
+    return declared if declared is not None else tuple(tok.added.content_to_id)
+
+
+def _plain_text_ids(tok: "Tokenizer", text: str) -> list[int]:
+    """`text` with no added token matched (transformers' ``_encode_without_added_tokens``)."""
+    if tok.facts.chat.content_in_text_mode:  # llama.cpp's parse_special=false
+        return tok.encode(text, add_special=False, special=SpecialTokens.AS_TEXT)
+    out: list[int] = []
+    tok.piece_ids(tok.normalize(text), True, out)
+    return out
+
+
+def _piece_ids(tok: "Tokenizer", piece: str, as_text: bool, newline: list[int]) -> list[int]:
+    def encode(text: str) -> list[int]:
+        if as_text:
+            return _plain_text_ids(tok, text)
+        return tok.encode(text, add_special=False, special=SpecialTokens.PARSE)
+
+    # subtle: encoded after a "\n" that is then cut off, so SentencePiece adds no prefix space mid-chat
+    ids = encode("\n" + piece)
+    if ids[:len(newline)] == newline:
+        return ids[len(newline):]
+    return encode(piece)
+
+
+def encode_marked(tok: "Tokenizer", rendered: str) -> list[int]:
+    """Ids of a chat rendered from marked inputs (transformers' ``encode_marked_chat``)."""
+    markers = re.compile(f"{_START}({_alternation(_all_marker_texts(tok))}){_END}|[{_START}{_END}]")
+    pieces = markers.split(rendered)
+    newline = tok.encode("\n", add_special=False, special=SpecialTokens.PARSE)
+    ids = tok.encode(pieces[0], add_special=False, special=SpecialTokens.PARSE)
+    for i, piece in enumerate(pieces[1:], start=1):
+        if not piece:
+            continue  # a lone marker (None) still broke the text
+        as_text = i % 2 == 1
+        piece_ids = _piece_ids(tok, piece, as_text, newline)
+        if as_text and tok.token_to_id(piece) in piece_ids:
+            raise EncodeError(f"cannot read {piece!r} as text: this tokenizer makes that token from plain text")
+        ids += piece_ids
+    return ids

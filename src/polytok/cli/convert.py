@@ -1,0 +1,35 @@
+"""``polytok convert MODEL_DIR OUT.gguf [--pre NAME] [--base FILE.gguf]`` (hooked into `polytok.cli.main`).
+
+Writes the folder's tokenizer as llama.cpp's convert_hf_to_gguf.py would
+(`polytok.convert.converter.to_gguf`) and prints the report: the redefinitions, the
+pre-tokenizer name (and the hash it came from), the counts. Needs the extra
+``polytok[convert]`` (gguf).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser"]
+
+
+def add_parser(sub: Any) -> dict[str, Any]:
+    """Add ``convert`` to `sub`; returns its handler by name."""
+    p = sub.add_parser("convert", help="write a model folder's tokenizer as a GGUF (as llama.cpp's converter)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model_dir", metavar="MODEL_DIR")
+    p.add_argument("out", metavar="OUT.gguf")
+    p.add_argument("--pre", default=None, metavar="NAME",
+                   help="tokenizer.ggml.pre to write (for a pre-tokenizer hash llama.cpp's table does not know)")
+    p.add_argument("--base", default=None, metavar="FILE.gguf",
+                   help="copy this GGUF (tensors and other keys) with its tokenizer keys replaced")
+    return {"convert": _convert}
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from ..convert.converter import to_gguf
+
+    report = to_gguf(args.model_dir, args.out, pre=args.pre, base_gguf=args.base)
+    print("\n".join(report.lines()))
+    return 0

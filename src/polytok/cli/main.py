@@ -1,0 +1,406 @@
+"""The ``polytok`` command line: encode, decode, count, inspect, chat.
+
+Errors print one line (``polytok: error: …``) and exit with status 1 (2 for bad usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from typing import Any, TextIO
+
+from .. import __version__, load
+from ..errors import PolytokError
+from ..tokenizer import Tokenizer
+
+DEFAULT_MODEL = "gpt2"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="polytok", description="Tokenize exactly as the reference engines do.")
+    p.add_argument("--version", action="version", version=f"polytok {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def loading(q: argparse.ArgumentParser) -> None:
+        q.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="a format option for loading MODEL, e.g. pattern=... for a tiktoken file "
+                            "polytok does not recognise (VALUE is read as JSON when it parses, else as text)")
+
+    def modes(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--special", choices=["parse", "text"], default=None,
+                       help="parse special-token markers in the text, or read them as text "
+                            "(default: what the format's reference engine does)")
+        q.add_argument("--no-add-special", action="store_true",
+                       help="do not add the post-processor's special tokens (BOS/EOS, [CLS]…)")
+
+    enc = sub.add_parser("encode", help="print the ids of a text",
+                         description="Encode TEXT (or stdin with -) with MODEL (default: the built-in gpt2).")
+    enc.add_argument("args", nargs="+", metavar="[MODEL] TEXT")
+    enc.add_argument("--tokens", action="store_true", help="print the pieces too")
+    enc.add_argument("--json", action="store_true", help="print JSON (ids, tokens, offsets)")
+    modes(enc)
+    loading(enc)
+
+    dec = sub.add_parser("decode", help="print the text of ids")
+    dec.add_argument("model")
+    dec.add_argument("ids", nargs="+", help="ids (or - to read them from stdin)")
+    dec.add_argument("--skip-special", action="store_true", help="leave special tokens out")
+    loading(dec)
+
+    cnt = sub.add_parser("count", help="count the tokens of files")
+    cnt.add_argument("model")
+    cnt.add_argument("files", nargs="+", help="files (- for stdin)")
+    cnt.add_argument("--workers", type=int, default=None,
+                     help="processes to share the work (default: every core); the counts are the same")
+    cnt.add_argument("--truncation", action="store_true",
+                     help="apply the tokenizer file's truncation and padding, as encode does "
+                          "(default: count whole documents)")
+    modes(cnt)
+    loading(cnt)
+
+    ins = sub.add_parser("inspect", help="describe a tokenizer")
+    ins.add_argument("model", nargs="?", default=DEFAULT_MODEL)
+    ins.add_argument("--json", action="store_true")
+    loading(ins)
+
+    chat = sub.add_parser("chat", help="render a conversation with the model's chat template",
+                          description="CONVERSATION is a JSON file (- for stdin): a list of messages, or an "
+                                      "object with messages and optional tools, documents.")
+    chat.add_argument("model")
+    chat.add_argument("conversation")
+    chat.add_argument("--tokenize", action="store_true", help="print the ids instead of the text")
+    chat.add_argument("--generation-prompt", action="store_true", help="end with an assistant turn's header")
+    chat.add_argument("--template", default=None, help="the name of one of the file's named templates")
+    loading(chat)
+    from .compare import add_parsers
+    _COMMANDS.update(add_parsers(sub, loading, modes))
+    from .convert import add_parser
+    _COMMANDS.update(add_parser(sub))
+    from .serve import add_parser as add_serve
+    _COMMANDS.update(add_serve(sub, loading))
+    from .corpus import add_parsers as add_corpus_parsers
+    _COMMANDS.update(add_corpus_parsers(sub, loading, modes))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(_COMMANDS[args.command](args) or 0)
+    except PolytokError as exc:
+        print(f"polytok: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # a file the command reads or writes (the readers name theirs as FormatError)
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"polytok: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _load(model: str, options: list[str]) -> Tokenizer:
+    """`load` with the ``--option KEY=VALUE`` pairs as keyword options."""
+    kwargs: dict[str, Any] = {}
+    for item in options:
+        key, sep, value = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise PolytokError(f"--option takes KEY=VALUE, got {item!r}")
+        try:
+            kwargs[key] = json.loads(value)
+        except ValueError:
+            kwargs[key] = value
+    return load(model, **kwargs)
+
+
+def _read_text(arg: str) -> str:
+    return sys.stdin.read() if arg == "-" else arg
+
+
+def _encode(args: argparse.Namespace) -> int:
+    if len(args.args) > 2:
+        raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
+    model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
+    tok = _load(model, args.option)
+    add_special = not args.no_add_special
+    if args.json or args.tokens:
+        enc = tok.encode_full(_read_text(text), add_special=add_special, special=args.special)
+        if args.json:
+            print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}, ensure_ascii=False))
+        else:
+            for id_, piece in zip(enc.ids, enc.tokens):
+                print(f"{id_}\t{piece!r}")
+        return 0
+    print(" ".join(map(str, tok.encode(_read_text(text), add_special=add_special, special=args.special))))
+    return 0
+
+
+def _decode(args: argparse.Namespace) -> int:
+    tok = _load(args.model, args.option)
+    raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
+    ids = []
+    for position, item in enumerate(raw):
+        try:
+            ids.append(int(item))
+        except ValueError:
+            raise PolytokError(f"position {position}: ids must be integers, not {item!r}") from None
+    sys.stdout.write(tok.decode(ids, skip_special=args.skip_special) + "\n")
+    return 0
+
+
+class _Progress:
+    """A one-line progress meter on stderr, shown only for long work on a terminal."""
+
+    def __init__(self, total: int, out: TextIO | None = None) -> None:
+        out = out if out is not None else sys.stderr  # the stderr of the call (not of the import)
+        self.total, self.done, self.out = total, 0, out
+        self.start = self.last = time.monotonic()
+        self.enabled = out.isatty() and total > 4_000_000
+        self.update(0, 0)
+
+    def update(self, n: int, tokens: int | None = None) -> None:
+        self.done += n
+        now = time.monotonic()
+        if self.enabled and now - self.last > 0.2:
+            self.last = now
+            rate = self.done / max(now - self.start, 1e-9) / 1e6
+            counted = "" if tokens is None else f"{tokens:,} tokens  "
+            self.out.write(f"\r{100 * self.done / self.total:5.1f}%  {counted}{rate:.2f} MB/s")
+            self.out.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.out.write("\r" + " " * 60 + "\r")
+
+
+def _count(args: argparse.Namespace) -> int:
+    from .. import parallel
+
+    tok = whole_documents(_load(args.model, args.option), args.truncation, "counting")
+    sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
+    add_special, special = not args.no_add_special, args.special
+    workers = args.workers if args.workers is not None else parallel.available_workers()
+    if workers < 1:
+        raise PolytokError(f"--workers must be at least 1, not {workers}")
+    totals: dict[int, int] = {}
+    if workers > 1 and "-" not in args.files and parallel.can_fork():
+        totals = _count_shared(tok, args.files, sizes, add_special, special, workers)
+    else:
+        progress = _Progress(sum(sizes))
+        for index, name in enumerate(args.files):
+            text = _read_text_file(name)
+            totals[index] = len(tok.encode(text, add_special=add_special, special=special))
+            progress.update(len(text.encode("utf-8", "surrogatepass")), sum(totals.values()))
+        progress.close()
+    for index, name in enumerate(args.files):
+        print(f"{totals[index]}\t{name}")
+    if len(args.files) > 1:
+        print(f"{sum(totals.values())}\ttotal")
+    return 0
+
+
+def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
+    """`tok` without its truncation and padding unless `apply` (``--truncation``), saying so on stderr."""
+    from ..truncation import left_out, whole_documents as without
+
+    ignored = left_out(tok)
+    if apply or ignored is None:
+        return tok
+    print(f"polytok: note: {doing} whole documents, leaving out the tokenizer's {ignored} (apply with --truncation)",
+          file=sys.stderr)
+    return without(tok)
+
+
+def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
+                  workers: int) -> dict[int, int]:
+    """The files' counts from `workers` processes: the texts cut into shares where the pipeline
+    allows it (`polytok.parallel.long_text`), else each file whole in one worker."""
+    from .. import parallel
+
+    if parallel.scanner_for(tok) is None and len(files) > 1:  # read by the workers, not here
+        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
+    texts = [_read_text_file(name) for name in files]
+    chars = sum(map(len, texts)) or 1
+    progress = _Progress(sum(sizes))
+    counts = parallel.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
+                                 on_done=lambda n: progress.update(n * sum(sizes) // chars))
+    progress.close()
+    if counts is None:  # one file, or too little text for a pool
+        counts = [len(tok.encode(text, add_special=add_special, special=special)) for text in texts]
+    return dict(enumerate(counts))
+
+
+def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
+                         workers: int) -> dict[int, int]:
+    """Each file counted whole by one of `workers` processes (this one and forked children),
+    the largest first."""
+    from .. import parallel
+
+    def count(name: str) -> tuple[int, int]:
+        text = _read_text_file(name)
+        return len(tok.encode(text, add_special=add_special, special=special)), len(text.encode("utf-8", "surrogatepass"))
+
+    progress = _Progress(sum(sizes))
+    totals: dict[int, int] = {}
+    order = sorted(range(len(files)), key=lambda i: -sizes[i])
+    for position, ok, result in parallel.map_in_runs(count, [files[i] for i in order], workers, run_max=1):
+        if not ok:
+            count(files[order[position]])  # raises the error here, with its message
+            raise PolytokError(f"{files[order[position]]}: {result}")
+        totals[order[position]] = result[0]
+        progress.update(result[1], sum(totals.values()))
+    progress.close()
+    return totals
+
+
+def _read_text_file(name: str) -> str:
+    """A whole file (or stdin) as one text: cutting it into lines or chunks would change
+    the count for tokenizers whose pieces or normalizers span line ends."""
+    try:
+        if name == "-":
+            return sys.stdin.read()
+        with open(name, encoding="utf-8", newline="") as f:
+            return f.read()
+    except OSError as exc:
+        raise PolytokError(f"{name}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise PolytokError(f"{name}: not UTF-8 text at byte offset {exc.start} ({exc.reason})") from None
+
+
+def describe(tok: Tokenizer) -> dict[str, Any]:
+    """What `inspect` shows: format, pipeline, special tokens and how each mode treats them."""
+
+    def shape(component: Any) -> Any:
+        if component is None:
+            return None
+        name = type(component).__name__
+        children = [getattr(component, a, None) for a in ("normalizers", "pretokenizers", "processors", "decoders")]
+        for group in children:
+            if isinstance(group, list):
+                return {name: [shape(c) for c in group]}
+        return name
+
+    added = []
+    for id_, entry in sorted(tok.added.id_to_entry.items()):
+        added.append({"id": id_, "content": entry.content, "special": entry.special,
+                      "parsed_in_parse_mode": True, "parsed_in_text_mode": not entry.special,
+                      "flags": [f for f in ("lstrip", "rstrip", "single_word", "normalized") if getattr(entry, f)]})
+    return {
+        "source": tok.facts.source, "format": tok.facts.format, "files": list(tok.facts.files),
+        "model": type(tok.model).__name__, "vocab_size": len(tok), "n_vocab": tok.n_vocab,
+        "pipeline": {"normalizer": shape(tok.normalizer), "pre_tokenizer": shape(tok.pre_tokenizer),
+                     "post_processor": shape(tok.post_processor), "decoder": shape(tok.decoder)},
+        "truncation": None if tok.truncation is None else dataclasses.asdict(tok.truncation),
+        "padding": None if tok.padding is None else dataclasses.asdict(tok.padding),
+        "defaults": {"add_special": True, "special": str(tok.default_special), "skip_special": False,
+                     "with_special_tokens_added": tok.encode("", add_special=True)},
+        "added_tokens": added,
+        "named_special_tokens": {name: {"text": t.text, "id": t.id} for name, t in tok.facts.named_tokens.items()},
+        "end_of_generation": sorted(tok.eog_ids),
+        "chat_templates": sorted(tok.facts.chat.templates),
+    }
+
+
+_ATTR_NAMES = ((1, "unknown"), (2, "unused"), (4, "normal"), (8, "control"), (16, "user_defined"),
+               (32, "byte"), (128, "lstrip"), (256, "rstrip"))
+
+
+def describe_gguf(path: str) -> dict[str, Any]:
+    """What `inspect` shows for a GGUF file: llama.cpp's view of its vocabulary."""
+    from ..formats.gguf import read_gguf_vocab
+
+    vocab = read_gguf_vocab(path)
+    specials = []
+    for id_, attr in enumerate(vocab.specials.attrs):
+        if attr & (1 | 8 | 16):
+            kinds = [name for bit, name in _ATTR_NAMES if attr & bit]
+            specials.append({"id": id_, "text": vocab.texts[id_], "kind": kinds,
+                             "parsed_in_text_mode": not attr & (1 | 8), "eog": id_ in vocab.specials.eog})
+    return {
+        "source": path, "format": "gguf", "tokenizer_model": vocab.model, "vocab_type": vocab.vocab_type,
+        "pre_type": vocab.pre.name if vocab.pre else None, "vocab_size": len(vocab.texts), "flags": vocab.flags,
+        "special_ids": {k: v for k, v in vocab.specials.ids.items() if v is not None},
+        "eog": sorted(vocab.specials.eog), "special_tokens": specials,
+    }
+
+
+def _inspect_gguf(args: argparse.Namespace) -> int:
+    info = describe_gguf(args.model)
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"source:         {info['source']}")
+    print(f"format:         gguf ({info['tokenizer_model']} → {info['vocab_type']}"
+          f"{', pre ' + info['pre_type'] if info['pre_type'] else ''}), {info['vocab_size']} tokens")
+    print("flags:          " + " ".join(f"{k}={v}" for k, v in info["flags"].items()))
+    print("special ids:    " + " ".join(f"{k}={v}" for k, v in info["special_ids"].items()))
+    print(f"end of generation: {info['eog']}")
+    print(f"special tokens: {len(info['special_tokens'])} (control/unknown are parsed only in parse mode; "
+          "user_defined in both)")
+    for t in info["special_tokens"][:200]:
+        print(f"  {t['id']:>8}  {'|'.join(t['kind']):<24} {t['text']!r}{'  EOG' if t['eog'] else ''}")
+    if len(info["special_tokens"]) > 200:
+        print(f"  … {len(info['special_tokens']) - 200} more (use --json)")
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    if str(args.model).lower().endswith(".gguf"):
+        if args.option:  # as load refuses them for a GGUF
+            raise PolytokError(f"{args.model}: the gguf reader takes no options (got {', '.join(args.option)})")
+        return _inspect_gguf(args)
+    info = describe(_load(args.model, args.option))
+    if args.json:
+        print(json.dumps(info, ensure_ascii=False, indent=2))
+        return 0
+    print(f"source:         {info['source']}")
+    print(f"format:         {info['format']}")
+    print(f"model:          {info['model']} ({info['vocab_size']} tokens with added tokens, "
+          f"ids below {info['n_vocab']})")
+    for stage, value in info["pipeline"].items():
+        print(f"{stage + ':':<16}{json.dumps(value) if value else '-'}")
+    for name in ("truncation", "padding"):
+        value = info[name]
+        settings = " ".join(f"{k}={v}" for k, v in value.items()) if value else "-"
+        note = " (encode applies it; count and tokenize-corpus only with --truncation)" if value else ""
+        print(f"{name + ':':<16}{settings}{note}")
+    defaults = info["defaults"]
+    print(f"defaults:       add_special={defaults['add_special']} special={defaults['special']} "
+          f"skip_special={defaults['skip_special']}; empty text encodes to {defaults['with_special_tokens_added']}")
+    named = " ".join(f"{k}={v['text']!r}({v['id']})" for k, v in info["named_special_tokens"].items())
+    print(f"named tokens:   {named or '-'}; end of generation: {info['end_of_generation']}")
+    print(f"chat templates: {', '.join(info['chat_templates']) or '-'}")
+    print(f"added tokens:   {len(info['added_tokens'])} (parse mode parses all; text mode only non-special)")
+    for t in info["added_tokens"][:200]:
+        mode = "special" if t["special"] else "added  "
+        print(f"  {t['id']:>8}  {mode}  {t['content']!r}  {' '.join(t['flags'])}")
+    if len(info["added_tokens"]) > 200:
+        print(f"  … {len(info['added_tokens']) - 200} more (use --json)")
+    return 0
+
+
+def _chat(args: argparse.Namespace) -> int:
+    tok = _load(args.model, args.option)
+    source = _read_text_file(args.conversation)
+    try:
+        data = json.loads(source)
+    except json.JSONDecodeError as exc:
+        raise PolytokError(f"{args.conversation}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    options = {}
+    if isinstance(data, dict):
+        options = {k: data[k] for k in ("tools", "documents") if data.get(k) is not None}
+        data = data.get("messages")
+    if not isinstance(data, list):
+        raise PolytokError(f"{args.conversation}: expected a list of messages or an object with 'messages'")
+    out = tok.apply_chat_template(data, add_generation_prompt=args.generation_prompt, tokenize=args.tokenize,
+                                  template=args.template, **options)
+    sys.stdout.write(" ".join(map(str, out)) + "\n" if isinstance(out, list) else out)
+    return 0
+
+
+_COMMANDS = {"encode": _encode, "decode": _decode, "count": _count, "inspect": _inspect, "chat": _chat}

@@ -1,4 +1,0 @@
-"""Type aliases for the domain's integers."""
-
-TokenId = int
-Rank = int
