@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engines import ROWS, polytok_side  # noqa: E402  (bench/ on the path first)
+from engines import ROWS, polytok_side
 
 
 def main() -> None:

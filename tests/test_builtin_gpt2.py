@@ -19,9 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
-
 import fixtures
+import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 

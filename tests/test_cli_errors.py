@@ -25,15 +25,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 import fixtures
-from polytok.cli import main as cli
+import pytest
 from robustness import hostile
+
+from polytok.cli import main as cli
 
 SRC = str(fixtures.REPO_ROOT / "src")
 
-VOCAB_TXT = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n##b\ncafé\n".encode("utf-8")
+VOCAB_TXT = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n##b\ncafé\n".encode()
 TK_ARGS = ["-o", "pattern=" + hostile.TK_OPTIONS["pattern"],
            "-o", "special_tokens=" + json.dumps(hostile.TK_OPTIONS["special_tokens"])]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers.decoders import DecodeStream  # noqa: E402

@@ -23,9 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import fixtures
+import pytest
 
 MANIFEST = fixtures.SHARED_TOKENIZERS / "manifest.json"
 PACKAGE_FILES = [
@@ -95,7 +94,7 @@ def test_all_hf_json_lists_tokenizer_and_sidecars() -> None:
     assert "cl100k_base-tiktoken" not in table and "spm-mistral-v3" not in table
     assert all(files[0] == "tokenizer.json" for files in table.values())
     assert len(table) == 21
-    assert fixtures.HF_JSON_FIXTURES == {name: "tokenizer.json" for name in table}
+    assert {name: "tokenizer.json" for name in table} == fixtures.HF_JSON_FIXTURES
 
 
 # --- real downloads -------------------------------------------------------------

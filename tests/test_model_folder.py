@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from fixtures import ALL_HF_JSON, edge_texts, fixture_path
 
 import polytok
-from fixtures import ALL_HF_JSON, edge_texts, fixture_path
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
 from polytok import parallel
 from polytok.parallel import batches
 

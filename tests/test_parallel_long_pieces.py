@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 import pytest
-
 from fixtures import HF_JSON_FIXTURES, fixture_path
+
 from polytok import parallel
 from polytok.cli import main as cli
 from polytok.parallel import long_text
@@ -28,7 +28,7 @@ NO_SPLIT_POINTS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pair(name: str):
     import polytok
     path = fixture_path(name, HF_JSON_FIXTURES[name])

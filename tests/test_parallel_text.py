@@ -6,11 +6,11 @@ import functools
 import random
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, edge_texts, fixture_path
 from polytok import parallel
 from polytok.parallel import long_text, resumable_scan, shares
 

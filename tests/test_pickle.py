@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import polytok
 from fixtures import ALL_HF_JSON, GGUF_VOCAB_NAMES, REPO_ROOT, edge_cases, fixture_path, gguf_vocab_path, sha256_file
 from pickle_harness import RAISES, Case, call, reference, run
+
+import polytok
 
 GOLDEN = REPO_ROOT / "tests" / "golden" / "gguf"
 SPM_DATA = REPO_ROOT / "tests" / "data" / "sentencepiece"

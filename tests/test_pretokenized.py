@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, fixture_path
 
 tokenizers = pytest.importorskip("tokenizers")
 pytest.importorskip("numpy")  # the reference binding needs it for pre-split input

@@ -7,9 +7,9 @@ import gzip
 import os
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, fixture_path
 from polytok.formats import BUILTIN
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -25,7 +25,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=60) | st.li
     st.sampled_from(PARTS), max_size=30).map("".join)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pair(name):
     if name == "gpt2-builtin":
         return (tokenizers.Tokenizer.from_str(gzip.decompress(BUILTIN["gpt2"].read_bytes()).decode()),

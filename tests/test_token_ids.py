@@ -17,9 +17,9 @@ import gzip
 
 import numpy as np
 import pytest
+from fixtures import fixture_path
 
 import polytok
-from fixtures import fixture_path
 from polytok.errors import DecodeError
 from polytok.formats import BUILTIN
 

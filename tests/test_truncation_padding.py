@@ -6,9 +6,9 @@ from __future__ import annotations
 import functools
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, fixture_path
 
 tokenizers = pytest.importorskip("tokenizers")
 

@@ -24,8 +24,9 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import polytok
 from polytok.errors import PolytokError
@@ -131,7 +132,7 @@ def attempt(load: Any, what: str, timeout: float, escapes: list[str]) -> str:
     except RecursionError:
         outcome = "ESCAPE"
         escapes.append(f"RecursionError: {what}")
-    except Exception as exc:  # noqa: BLE001 -- the point of the tool
+    except Exception as exc:
         outcome = "ESCAPE"
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         escapes.append(f"{type(exc).__name__}: {exc} [{Path(frame.filename).name}:{frame.lineno}] <- {what}")
@@ -209,8 +210,21 @@ if __name__ == "__main__":
 
 def gguf_samples() -> dict[str, list[tuple[Any, Any]]]:
     """(GGUF type, value) candidates per value type: bounds, negatives, NaN/Inf, empty and odd arrays."""
-    from formats.gguf_pack import (ARRAY, BOOL, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, STRING, UINT8,
-                                   UINT16, UINT32, UINT64)
+    from formats.gguf_pack import (
+        ARRAY,
+        BOOL,
+        FLOAT32,
+        FLOAT64,
+        INT8,
+        INT16,
+        INT32,
+        INT64,
+        STRING,
+        UINT8,
+        UINT16,
+        UINT32,
+        UINT64,
+    )
 
     nan, inf = float("nan"), float("inf")
     return {

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 from polytok.parity.engines import LlamaCppSide  # noqa: E402
+
 OUT = ROOT / "tests" / "golden" / "gguf"
 TEXTS = ROOT.parent / "shared" / "fixtures" / "texts"
 MODES = [(True, False), (False, True), (True, True)]

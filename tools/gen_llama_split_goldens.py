@@ -126,9 +126,8 @@ def record(folder: Path, cases: list[tuple[str, str]]) -> list[list]:
 
 def main() -> int:
     sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
-    from pre_tokenizers.test_llama_regex_split import CASES
-
     import llama_cpp
+    from pre_tokenizers.test_llama_regex_split import CASES
 
     with tempfile.TemporaryDirectory() as tmp:
         rows = record(Path(tmp), CASES)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from robustness.hostile import CASES  # noqa: E402
+from robustness.hostile import CASES
 
 
 def main(argv: list[str]) -> int:

@@ -28,9 +28,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import polytok  # noqa: E402
-from robustness import encode_memory  # noqa: E402
-from robustness.pathological import KINDS, tokenizer_files  # noqa: E402
+from robustness import encode_memory
+from robustness.pathological import KINDS, tokenizer_files
+
+import polytok
 
 
 def _alarm(_signum: int, _frame: Any) -> None:

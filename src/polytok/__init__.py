@@ -7,6 +7,7 @@ exactly as that format's reference engine does.
     [15496, 995]
 """
 
+from .chat.state_tokens import insert_state_tokens as insert_state_tokens
 from .encoding import Encoding as Encoding
 from .errors import ChatTemplateError as ChatTemplateError
 from .errors import DecodeError as DecodeError
@@ -14,15 +15,14 @@ from .errors import EncodeError as EncodeError
 from .errors import FormatError as FormatError
 from .errors import PolytokError as PolytokError
 from .errors import StateTokenError as StateTokenError
-from .parity.explain import explain as explain
 from .facts import ChatFacts as ChatFacts
 from .facts import FormatFacts as FormatFacts
 from .facts import NamedToken as NamedToken
 from .formats import load as load
 from .parity import compare as compare
+from .parity.explain import explain as explain
 from .special import AddedToken as AddedToken
 from .special import SpecialTokens as SpecialTokens
-from .chat.state_tokens import insert_state_tokens as insert_state_tokens
 from .tokenizer import Tokenizer as Tokenizer
 from .truncation import Padding as Padding
 from .truncation import Truncation as Truncation

@@ -36,7 +36,7 @@ class Encoding:
     type_ids: list[int]
     special_tokens_mask: list[int]
     attention_mask: list[int]
-    overflowing: list["Encoding"] = field(default_factory=list)
+    overflowing: list[Encoding] = field(default_factory=list)
     sequence_ranges: dict[int, Span] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -57,7 +57,7 @@ class Encoding:
         return out
 
     @classmethod
-    def empty(cls) -> "Encoding":
+    def empty(cls) -> Encoding:
         return cls([], [], [], [], [], [], [])
 
 

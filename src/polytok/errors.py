@@ -48,7 +48,7 @@ class FormatError(PolytokError, ValueError):
             where.append(f"byte offset {self.offset}")
         return f"{': '.join(where)}: {self.reason}" if where else self.reason
 
-    def with_file(self, file: str) -> "FormatError":
+    def with_file(self, file: str) -> FormatError:
         """The same error, naming `file` (readers add it when they know it)."""
         if self.file:
             return self

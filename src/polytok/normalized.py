@@ -37,7 +37,7 @@ class NormalizedString:
         self.orig_end = orig_end
 
     @classmethod
-    def from_original(cls, text: str, start: int = 0) -> "NormalizedString":
+    def from_original(cls, text: str, start: int = 0) -> NormalizedString:
         return cls(text, [(start + i, start + i + 1) for i in range(len(text))], start, start + len(text))
 
     def __repr__(self) -> str:
@@ -121,7 +121,7 @@ class NormalizedString:
             at = self.align[-1][1] if self.align else self.orig_start
         return (at, at)
 
-    def slice(self, start: int, end: int) -> "NormalizedString":
+    def slice(self, start: int, end: int) -> NormalizedString:
         """The sub-string ``text[start:end]`` with its alignments (HF ``slice``)."""
         if start >= end:
             # An empty slice covers no original text; HF gives it the range (start, start).
@@ -130,6 +130,6 @@ class NormalizedString:
         o_start, o_end = self.align[start][0], self.align[end - 1][1]
         return NormalizedString(self.text[start:end], self.align[start:end], o_start, o_end)
 
-    def slices(self, spans: Iterable[Span]) -> list["NormalizedString"]:
+    def slices(self, spans: Iterable[Span]) -> list[NormalizedString]:
         """Non-empty slices for `spans` (empty pieces are dropped, as HF ``split`` does)."""
         return [self.slice(a, b) for a, b in spans if b > a]

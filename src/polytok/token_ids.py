@@ -18,8 +18,9 @@ raise ``TypeError`` or ``OverflowError``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from operator import index
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import DecodeError
 

@@ -47,7 +47,7 @@ class Truncation:
     direction: Direction = "right"
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str = "truncation") -> "Truncation":
+    def from_config(cls, d: dict[str, Any], path: str = "truncation") -> Truncation:
         strategy = optional(d, "strategy", str, path, "LongestFirst")
         direction = optional(d, "direction", str, path, "Right")
         if strategy not in _STRATEGIES:
@@ -112,7 +112,7 @@ class Padding:
                 raise EncodeError(f"Padding {name} {problem}")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str = "padding") -> "Padding":
+    def from_config(cls, d: dict[str, Any], path: str = "padding") -> Padding:
         strategy = required(d, "strategy", (str, dict), path)
         if strategy == "BatchLongest":
             length = None
@@ -150,7 +150,7 @@ def _padding_problem(value: int | None) -> str | None:
     return f"{size} tokens is more than polytok pads to ({MAX_PADDING}, 2**24; HF would allocate it)"
 
 
-def left_out(tok: "Tokenizer") -> str | None:
+def left_out(tok: Tokenizer) -> str | None:
     """`tok`'s truncation and padding in words ("truncation to 50 tokens"), or None when it has neither."""
     parts = []
     if tok.truncation is not None:
@@ -161,7 +161,7 @@ def left_out(tok: "Tokenizer") -> str | None:
     return " and ".join(parts) or None
 
 
-def whole_documents(tok: "Tokenizer") -> "Tokenizer":
+def whole_documents(tok: Tokenizer) -> Tokenizer:
     """`tok` without truncation and padding: a shallow copy (`tok` is left as it is), or `tok`
     itself when it has neither. Its ids are HF's with ``no_truncation()`` and ``no_padding()``."""
     if tok.truncation is None and tok.padding is None:

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fixtures import fixture_path
 
 transformers = pytest.importorskip("transformers")

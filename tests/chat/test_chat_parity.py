@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from fixtures import fixture_path, llama_cpp_template_path
 
 import polytok
-from fixtures import fixture_path, llama_cpp_template_path
 
 transformers = pytest.importorskip("transformers")
 

@@ -14,9 +14,9 @@ import json
 import shutil
 
 import pytest
+from fixtures import fixture_path, gguf_vocab_path, llama_cpp_template_path
 
 import polytok
-from fixtures import fixture_path, gguf_vocab_path, llama_cpp_template_path
 from polytok import ChatTemplateError
 
 transformers = pytest.importorskip("transformers")

@@ -8,9 +8,9 @@ import json
 import sys
 
 import pytest
+from fixtures import GGUF_VOCAB_NAMES, edge_texts, fixture_path, gguf_vocab_path
 
 import polytok
-from fixtures import GGUF_VOCAB_NAMES, edge_texts, fixture_path, gguf_vocab_path
 from polytok.cli.main import main
 from polytok.parity import compare, reference_side
 from polytok.parity.compare import CompareReport

@@ -14,9 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fixtures import edge_texts, fixture_path
 
 import polytok
-from fixtures import edge_texts, fixture_path
 from polytok.cli.main import main
 from polytok.errors import PolytokError
 from polytok.parity import reference_side

@@ -8,9 +8,9 @@ import json
 
 import pytest
 import tokenizers
+from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, SOURCES, edge_texts, fixture_path, gguf_vocab_path
 
 import polytok
-from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, SOURCES, edge_texts, fixture_path, gguf_vocab_path
 from polytok.cli.main import main
 from polytok.parity.explain import component_name
 

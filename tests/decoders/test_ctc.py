@@ -12,7 +12,7 @@ tokenizers = pytest.importorskip("tokenizers")
 D = tokenizers.decoders
 
 HAND = [
-    "<pad> h h <pad> e l l <pad> l o | w".split(),  # §16
+    ["<pad>", "h", "h", "<pad>", "e", "l", "l", "<pad>", "l", "o", "|", "w"],  # §16
     [], [""], ["<pad>"], ["a", "a", "a"], ["a", "<pad>", "a"], ["|", "|", "a", "|"],
     ["x<pad>y", "x<pad>y", "<pad><pad>"], ["do", "|", "not", "|", "'", "s"], ["a", " .", " ."],
     ["a|b", "|", " n't"], ["<pad>|", "|<pad>"],

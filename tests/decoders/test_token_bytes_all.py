@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, fixture_path, gguf_vocab_path
 
 import polytok
-from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, fixture_path, gguf_vocab_path
 from polytok.errors import DecodeError
 
 MAX_REPORTS = 8

@@ -24,9 +24,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from polytok import load
 from polytok.formats import BUILTIN
 from polytok.serve import Registry, make_server

@@ -13,9 +13,9 @@ import json
 import shutil
 
 import pytest
+from fixtures import fixture_path, gguf_vocab_path
 
 import polytok
-from fixtures import fixture_path, gguf_vocab_path
 
 VOCAB = ["[UNK]", "a", "b", "<s>", "</s>"]
 STRING = "{% for m in messages %}{{ m.content }}{% endfor %}"
@@ -83,7 +83,8 @@ def test_a_malformed_config_list_is_refused_at_load_as_transformers_does(tmp_pat
 
 
 def _gguf(tmp_path, kvs):
-    from formats.gguf_pack import ARRAY, FLOAT32, INT32, STRING as GGUF_STRING, pack_gguf
+    from formats.gguf_pack import ARRAY, FLOAT32, INT32, pack_gguf
+    from formats.gguf_pack import STRING as GGUF_STRING
 
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + ["▁", "a", "b"]
     head = [("general.architecture", GGUF_STRING, "llama"), ("tokenizer.ggml.model", GGUF_STRING, "llama"),
@@ -109,7 +110,8 @@ def _llama_cpp_templates(path):
 
 
 def test_gguf_named_templates_are_found_by_key_as_llama_cpp_finds_them(tmp_path):
-    from formats.gguf_pack import ARRAY, STRING as GGUF_STRING
+    from formats.gguf_pack import ARRAY
+    from formats.gguf_pack import STRING as GGUF_STRING
 
     # the names list is stale (gguf-py writes it; llama.cpp never reads it): every key counts
     path = _gguf(tmp_path, [("tokenizer.chat_template.rag", GGUF_STRING, "R{{ documents[0].text }}"),

@@ -20,12 +20,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-import polytok
 from fixtures import fixture_path
 
+import polytok
+
 pytest.importorskip("gguf")
-from polytok.convert.converter import metadata_digests, to_gguf  # noqa: E402
+from polytok.convert.converter import metadata_digests, to_gguf
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "convert"
 SYNTHETIC = Path(__file__).resolve().parents[1] / "data" / "convert"

@@ -23,8 +23,8 @@ from polytok.errors import PolytokError
 from .test_convert import NAMES, build_folder, golden
 
 pytest.importorskip("gguf")
-from polytok.convert.converter import to_gguf  # noqa: E402
-from polytok.convert.check import DIFFERENCES, ConversionCheckError  # noqa: E402
+from polytok.convert.check import DIFFERENCES, ConversionCheckError
+from polytok.convert.converter import to_gguf
 
 TEXTS = dict(CHECK_TEXTS)
 MOVED = set("弘给你") | {"[UNUSED_TOKEN_14"}  # the pieces the synthetic folders redefine

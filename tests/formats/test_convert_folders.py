@@ -17,15 +17,15 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fixtures import edge_texts, fixture_path
 
 import polytok
-from fixtures import edge_texts, fixture_path
 from polytok.errors import FormatError
 
 from .test_convert import SYNTHETIC, build_folder, describe_differences, golden
 
 pytest.importorskip("gguf")
-from polytok.convert.converter import metadata_digests, to_gguf  # noqa: E402
+from polytok.convert.converter import metadata_digests, to_gguf
 
 
 def gzip_all(folder: Path) -> Path:

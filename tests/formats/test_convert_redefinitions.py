@@ -167,8 +167,8 @@ def _renumbered_gpt2_folder(tmp_path: Path) -> Path:
 
 def test_pre_hash_known_and_unknown(tmp_path):
     pytest.importorskip("gguf")
-    from polytok.convert.converter import to_gguf
     from polytok.convert.check import ConversionCheckError
+    from polytok.convert.converter import to_gguf
     from polytok.convert.gguf_vocab import pre_hash
     from polytok.formats.hf_json import read_model_folder
 
@@ -277,8 +277,8 @@ def test_redefining_a_merged_token_writes_a_gguf_polytok_cannot_check(tmp_path):
     """Id 0 ('!') is named by merges: polytok's GGUF reader refuses merges naming a text the vocabulary
     no longer holds (llama.cpp builds its merge ranks without that check), so the read-back fails."""
     pytest.importorskip("gguf")
-    from polytok.convert.converter import to_gguf
     from polytok.convert.check import ConversionCheckError
+    from polytok.convert.converter import to_gguf
 
     folder, _, _ = _redefined_gpt2_folder(tmp_path, 0)
     with pytest.raises(ConversionCheckError, match=r"cannot be read back .*tokenizer\.ggml\.merges\["):

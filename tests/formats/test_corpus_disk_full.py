@@ -13,12 +13,13 @@ import errno
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 import fixtures
+import pytest
+
 from formats.corpus_helpers import folder_digest, write_jsonl
 from polytok import corpus
 from polytok.errors import FormatError

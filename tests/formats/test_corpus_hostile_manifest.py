@@ -8,8 +8,9 @@ are compared: what is checked is the error line, never a traceback.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from formats.corpus_helpers import read_bin_shards
 from polytok import corpus
 from polytok.corpus import readers

@@ -10,12 +10,13 @@ test_corpus.py); here the bytes of shards and manifest must be equal.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 import fixtures
+import pytest
+
 from formats.corpus_helpers import folder_digest, write_jsonl
 from polytok import corpus
 

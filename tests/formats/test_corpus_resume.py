@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import fixtures
+
 from formats.corpus_helpers import folder_digest, write_jsonl
 from polytok import corpus
 

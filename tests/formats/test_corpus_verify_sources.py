@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from polytok import corpus
 from polytok.cli.main import main
 

@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from formats.corpus_helpers import folder_digest, manifest, read_bin_shards, write_jsonl
 from polytok import corpus
 from polytok.errors import FormatError, PolytokError

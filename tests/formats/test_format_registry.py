@@ -24,13 +24,13 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
+from fixtures import GGUF_VOCAB, SOURCES, fixture_path, gguf_vocab_path
+from robustness import hostile
 
 import polytok
-from fixtures import GGUF_VOCAB, SOURCES, fixture_path, gguf_vocab_path
 from polytok.formats import sniff
 from polytok.formats.compressed import read_head
 from polytok.formats.registry import BY_NAME, FOLDER_SEARCH, FORMATS, FileHead
-from robustness import hostile
 
 # the format names of tests/fixture_sources.json, as polytok names the formats
 MANIFEST_FORMATS = {
@@ -161,7 +161,7 @@ def test_an_unrecognised_file_names_exactly_the_registered_formats(tmp_path: Pat
 
 
 def test_the_folder_search_is_the_documented_order(tmp_path: Path) -> None:
-    assert FOLDER_SEARCH == tuple(name for name, _, _ in FOLDER)
+    assert tuple(name for name, _, _ in FOLDER) == FOLDER_SEARCH
     ranks: dict[str, set[int]] = {}
     for spec in FORMATS:
         if spec.folder_rank is not None:

@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-import polytok
 from fixtures import gguf_vocab_path
 from parity.diff_report import ids_mismatch
+
+import polytok
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf"
 NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz"))

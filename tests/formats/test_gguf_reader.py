@@ -17,12 +17,27 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from formats.gguf_pack import (
-    ARRAY, BOOL, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, STRING, UINT8, UINT16, UINT32, UINT64,
-    pack_gguf, pack_header, pack_kv, pack_string,
+    ARRAY,
+    BOOL,
+    FLOAT32,
+    FLOAT64,
+    INT8,
+    INT16,
+    INT32,
+    INT64,
+    STRING,
+    UINT8,
+    UINT16,
+    UINT32,
+    UINT64,
+    pack_gguf,
+    pack_header,
+    pack_kv,
+    pack_string,
 )  # fmt: skip
 from polytok.errors import FormatError
 from polytok.formats.gguf_reader import (

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fixtures import gguf_vocab_path
 
 import polytok
-from fixtures import gguf_vocab_path
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf"
 NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz"))

@@ -20,12 +20,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-import polytok
 from fixtures import gguf_vocab_path
 from parity.diff_report import ids_mismatch
-from polytok.parallel import long_text
+
+import polytok
 from polytok.models.bpe import BPE
+from polytok.parallel import long_text
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "gguf" / "unknown_chars"

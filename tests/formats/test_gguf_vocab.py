@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from fixtures import gguf_vocab_path
+
 from polytok.formats.gguf import read_gguf_vocab
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf"

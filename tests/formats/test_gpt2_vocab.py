@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 import polytok
 from polytok.errors import FormatError
 from polytok.formats.gpt2_vocab import read_gpt2_vocab

@@ -10,9 +10,9 @@ import ast
 import warnings
 from pathlib import Path
 
+import fixtures
 import pytest
 
-import fixtures
 import polytok
 from polytok.errors import DecodeError, EncodeError, FormatError
 from polytok.formats.rwkv_vocab import escape_bytes, parse_literal, read_rwkv_vocab

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixtures import edge_texts, fixture_path
 
 import polytok
-from fixtures import edge_texts, fixture_path
 from formats.sentencepiece_pack import BYTE, CONTROL, UNKNOWN, UNUSED, USER_DEFINED, field, piece, write
 
 spm = pytest.importorskip("sentencepiece")

@@ -15,10 +15,10 @@ piece table); the special ids are sentencepiece's ``unk_id()``, ``bos_id()``, ..
 from __future__ import annotations
 
 import pytest
-
-import polytok
 from fixtures import bench_slice, edge_texts, fixture_path
 from parity.diff_report import ids_mismatch
+
+import polytok
 
 spm = pytest.importorskip("sentencepiece")
 

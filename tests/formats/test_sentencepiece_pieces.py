@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixtures import REPO_ROOT, bench_slice, edge_texts, fixture_path
 
 import polytok
-from fixtures import REPO_ROOT, bench_slice, edge_texts, fixture_path
 from formats.sentencepiece_pack import BYTE, CONTROL, UNKNOWN, USER_DEFINED, field, piece, write
 from formats.test_sentencepiece_parity import FILES, IDS
 from formats.test_sentencepiece_rules import RULE_TEXTS

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import polytok
 from fixtures import REPO_ROOT, edge_texts
 from parity.diff_report import ids_mismatch
+
+import polytok
 
 spm = pytest.importorskip("sentencepiece")
 

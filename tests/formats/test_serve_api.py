@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 import fixtures
+import pytest
+
 from formats.serve_support import LLAMA3, Client, diff_range, hf_file, hf_gpt2, hf_ids, start_server
 from polytok.serve import api, app
 from polytok.serve.views import FLAG_ADDED, FLAG_BYTE, FLAG_PARTIAL, FLAG_SPECIAL, FLAG_UNK, diff_regions

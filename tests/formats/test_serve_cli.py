@@ -11,9 +11,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import fixtures
 import pytest
 
-import fixtures
 from formats.serve_support import hf_file
 
 SRC = str(fixtures.REPO_ROOT / "src")

@@ -20,13 +20,14 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 import fixtures
+import pytest
+
 from formats.serve_support import CHROMIUM_ARGS, chromium_or_skip, start_server
 from polytok import load
 from polytok.serve import app, models

@@ -12,13 +12,22 @@ HF's two id lists differ.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
-
-import pytest
+from collections.abc import Iterator
+from typing import Any
 
 import fixtures
-from formats.serve_support import (CHROMIUM_ARGS, LLAMA3, chromium_or_skip, diff_range, hf_file, hf_gpt2, hf_ids,
-                                   start_server)
+import pytest
+
+from formats.serve_support import (
+    CHROMIUM_ARGS,
+    LLAMA3,
+    chromium_or_skip,
+    diff_range,
+    hf_file,
+    hf_gpt2,
+    hf_ids,
+    start_server,
+)
 
 TEXT = "Hello world!<|endoftext|> caf\u00e9 \U0001f999 na\u00efve\n\tcode = 12345"
 

@@ -19,14 +19,15 @@ import shutil
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterator
-
-import pytest
+from typing import Any
 
 import fixtures
+import pytest
+
 from formats.serve_support import Client, hf_gpt2, hf_ids, start_server
 from polytok import load
 from polytok.cli import serve as cli_serve

@@ -21,12 +21,12 @@ import functools
 import re
 
 import pytest
+from fixtures import bench_slice, edge_texts, fixture_path
 from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy
 from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+from parity.diff_report import ids_mismatch
 
 import polytok
-from fixtures import bench_slice, edge_texts, fixture_path
-from parity.diff_report import ids_mismatch
 from polytok.formats.tiktoken import mergeable_ranks
 
 FILES = ["tekken-240718", "tekken-240911"]

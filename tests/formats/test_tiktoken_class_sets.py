@@ -18,11 +18,11 @@ import functools
 
 import pytest
 import tiktoken
+from fixtures import bench_slice, edge_texts, fixture_path
+from parity.diff_report import ids_mismatch
 from tiktoken.load import load_tiktoken_bpe
 
 import polytok
-from fixtures import bench_slice, edge_texts, fixture_path
-from parity.diff_report import ids_mismatch
 from polytok.regex.fancy import compile_fancy
 
 BYTES = {bytes([b]): b for b in range(256)}

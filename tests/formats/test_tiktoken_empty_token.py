@@ -23,10 +23,10 @@ import pytest
 import regex
 import tiktoken
 import tokenizers
+from fixtures import edge_texts, fixture_path
 from tiktoken.load import load_tiktoken_bpe
 
 import polytok
-from fixtures import edge_texts, fixture_path
 from polytok import parallel
 from polytok.formats.tiktoken import build_tiktoken, mergeable_ranks, read_tiktoken
 from polytok.formats.tiktoken_known import KNOWN_RANKS

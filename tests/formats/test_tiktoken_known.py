@@ -23,9 +23,9 @@ import importlib.util
 import sys
 
 import pytest
+from fixtures import SOURCES, FetchError, cache_root, fetch_members, fixture_path
 
 import polytok
-from fixtures import SOURCES, FetchError, cache_root, fetch_members, fixture_path
 from polytok.formats.tiktoken_known import KNOWN_RANKS
 
 BY_NAME = {row.name: (digest, row) for digest, row in KNOWN_RANKS.items()}

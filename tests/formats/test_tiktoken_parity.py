@@ -15,11 +15,11 @@ import functools
 
 import pytest
 import tiktoken
+from fixtures import bench_slice, edge_texts, fixture_path
+from parity.diff_report import ids_mismatch
 from tiktoken.load import load_tiktoken_bpe
 
 import polytok
-from fixtures import bench_slice, edge_texts, fixture_path
-from parity.diff_report import ids_mismatch
 from polytok.formats.tiktoken import mergeable_ranks
 from polytok.formats.tiktoken_known import KNOWN_RANKS
 

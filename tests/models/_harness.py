@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 import tokenizers
-
 from fixtures import edge_texts
+
 from polytok.errors import PolytokError
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fixtures import gguf_vocab_path
+
 from polytok.formats.gguf_keys import Tokenizer as Keys
 from polytok.formats.gguf_reader import read_gguf_metadata
 

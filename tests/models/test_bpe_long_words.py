@@ -15,11 +15,11 @@ import random
 from pathlib import Path
 
 import pytest
+from fixtures import gguf_vocab_path
+from robustness.pathological import tokenizer_files
 
 import polytok
-from fixtures import gguf_vocab_path
 from polytok.parity.engines import reference_side
-from robustness.pathological import tokenizer_files
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf" / "unknown_chars"
 SIZE = 9000  # characters: every case passes 4096 symbols

@@ -19,9 +19,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fixtures import bench_slice, edge_texts, fixture_path
 
 import polytok
-from fixtures import bench_slice, edge_texts, fixture_path
 from polytok.models import REGISTRY
 from polytok.models.base import ModelBase
 from polytok.models.piece_lookup import PieceLookup
@@ -38,7 +38,7 @@ FILES = [("albert-base-v2-tf5", "Unigram"), ("wordlevel-en", "WordLevel"),
          ("tortoise-tts", "BPE"), ("bert-base-uncased", "WordPiece")]
 
 
-def _words(hf: "tokenizers.Tokenizer", texts: list[str]) -> list[str]:
+def _words(hf: tokenizers.Tokenizer, texts: list[str]) -> list[str]:
     """The words HF's own normalizer and pre-tokenizer make of `texts` (what reaches the model)."""
     words = []
     for text in texts:

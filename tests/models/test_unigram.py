@@ -11,8 +11,16 @@ from polytok.errors import EncodeError, FormatError
 from polytok.models import Unigram, from_config
 from polytok.models.unigram import serde_f64
 
-from ._harness import (check_words, corpus_texts, edge_words, random_words, real_model, real_words, reference,
-                       reference_from_json)
+from ._harness import (
+    check_words,
+    corpus_texts,
+    edge_words,
+    random_words,
+    real_model,
+    real_words,
+    reference,
+    reference_from_json,
+)
 
 tokenizers = pytest.importorskip("tokenizers")
 HfUnigram = tokenizers.models.Unigram

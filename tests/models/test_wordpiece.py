@@ -9,8 +9,16 @@ import pytest
 from polytok.errors import EncodeError, FormatError
 from polytok.models import WordPiece, from_config
 
-from ._harness import (check_words, corpus_texts, edge_words, random_words, real_model, real_words, reference,
-                       reference_from_json)
+from ._harness import (
+    check_words,
+    corpus_texts,
+    edge_words,
+    random_words,
+    real_model,
+    real_words,
+    reference,
+    reference_from_json,
+)
 
 tokenizers = pytest.importorskip("tokenizers")
 HfWordPiece = tokenizers.models.WordPiece

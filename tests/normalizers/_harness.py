@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import fixtures
 import pytest
 
-import fixtures
 from polytok.normalized import NormalizedString
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -6,9 +6,9 @@ import base64
 import json
 import struct
 
+import fixtures
 import pytest
 
-import fixtures
 from polytok.errors import EncodeError, FormatError
 from polytok.normalizers import Precompiled, from_config
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+import fixtures
 import pytest
 
-import fixtures
 from polytok.errors import FormatError
 from polytok.normalizers import NFKC, Lowercase, Sequence, from_config
 

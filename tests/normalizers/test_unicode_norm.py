@@ -11,8 +11,7 @@ import unicodedata
 
 import pytest
 
-from polytok.text import unicode_norm
-from polytok.text import unicode_tables
+from polytok.text import unicode_norm, unicode_tables
 
 from . import _unicode_cases
 from ._harness import all_code_points
@@ -21,7 +20,7 @@ tokenizers = pytest.importorskip("tokenizers")
 
 
 def test_tables_record_their_sources():
-    assert unicode_tables.TOKENIZERS_VERSION == tokenizers.__version__
+    assert tokenizers.__version__ == unicode_tables.TOKENIZERS_VERSION
 
 
 @pytest.mark.skipif(unicodedata.unidata_version != unicode_tables.UNIDATA_VERSION,

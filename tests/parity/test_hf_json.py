@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import pytest
+from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
 
 import polytok
-from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
 from parity.diff_report import first_difference, ids_mismatch
 
 tokenizers = pytest.importorskip("tokenizers")

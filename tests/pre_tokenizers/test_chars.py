@@ -10,10 +10,9 @@ import random
 
 import pytest
 
-from polytok.text import char_classes
-from polytok.text import chars
 from polytok.pre_tokenizers.unicode_scripts import fixed_script
 from polytok.pre_tokenizers.unicode_scripts_table import SCRIPT_RANGES
+from polytok.text import char_classes, chars
 
 from ._helpers import reference
 

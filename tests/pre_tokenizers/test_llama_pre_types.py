@@ -13,8 +13,8 @@ import logging
 import re
 
 import pytest
-
 from fixtures import llama_cpp_source_path
+
 from polytok.errors import FormatError
 from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES, pre_type
 

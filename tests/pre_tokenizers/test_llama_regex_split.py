@@ -20,13 +20,12 @@ import re
 from pathlib import Path
 
 import pytest
-
 from fixtures import edge_texts, llama_cpp_source_path
-from polytok.text.byte_alphabet import BYTES_TO_CHARS
+
 from polytok.normalized import NormalizedString
 from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES
-from polytok.pre_tokenizers.llama_regex_split import (
-    LlamaRegexSplit, category_flags, collapse, collapse_regex, to_lower)
+from polytok.pre_tokenizers.llama_regex_split import LlamaRegexSplit, category_flags, collapse, collapse_regex, to_lower
+from polytok.text.byte_alphabet import BYTES_TO_CHARS
 
 
 def split(pre: str, text: str) -> list[str]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from fixtures import cache_root, fixture_path, gguf_vocab_path
 

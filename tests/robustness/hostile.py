@@ -16,8 +16,9 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from formats.gguf_pack import ARRAY, FLOAT32, INT32, STRING, UINT32, pack_gguf, pack_header, pack_kv, pack_string
 from formats.sentencepiece_pack import field as pb_field

@@ -6,8 +6,8 @@ Used by tests/robustness/test_linear_time.py (slow) and tools/sweep_pathological
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from fixtures import ALL_HF_JSON, GGUF_VOCAB_NAMES, SOURCES, fixture_path, gguf_vocab_path
 

@@ -6,7 +6,6 @@ the limits are configurable with chat_env.configure.
 
 from __future__ import annotations
 
-
 import pytest
 
 import polytok

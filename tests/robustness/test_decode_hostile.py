@@ -12,9 +12,9 @@ polytok raises `DecodeError`; mistral-common decodes -1 as "" and polytok refuse
 from __future__ import annotations
 
 import pytest
+from fixtures import fixture_path, gguf_vocab_path
 
 import polytok
-from fixtures import fixture_path, gguf_vocab_path
 from polytok.errors import DecodeError
 
 BAD_TYPES = ["a", 1.5, None]

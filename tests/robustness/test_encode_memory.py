@@ -19,8 +19,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
-
 from fixtures import REPO_ROOT, fixture_path
+
 from robustness import encode_memory
 from robustness.pathological import KINDS, tokenizer_files
 

@@ -16,9 +16,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
-import fuzz_readers  # noqa: E402
-from formats.gguf_pack import ARRAY, BOOL, FLOAT32, INT32, STRING, UINT8, UINT32  # noqa: E402
-from polytok.formats.gguf_keys import KEY_TYPES  # noqa: E402
+import fuzz_readers
+from formats.gguf_pack import ARRAY, BOOL, FLOAT32, INT32, STRING, UINT8, UINT32
+
+from polytok.formats.gguf_keys import KEY_TYPES
 
 TOKENS = ["<unk>", "<s>", "</s>", "<0x0A>", "\u2581", "a", "b", "\u2581a", "ab", " ", "Ġ", "Ġa"]
 COMMON = [("general.architecture", STRING, "llama"), ("tokenizer.ggml.tokens", (ARRAY, STRING), TOKENS),

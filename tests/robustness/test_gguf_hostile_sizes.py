@@ -16,11 +16,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from formats.gguf_pack import (
+    ARRAY,
+    BOOL,
+    FLOAT32,
+    INT8,
+    INT32,
+    STRING,
+    UINT8,
+    UINT32,
+    pack_gguf,
+    pack_header,
+    pack_kv,
+    pack_string,
+)  # fmt: skip
 
 import polytok
-from formats.gguf_pack import (
-    ARRAY, BOOL, FLOAT32, INT8, INT32, STRING, UINT8, UINT32, pack_gguf, pack_header, pack_kv, pack_string,
-)  # fmt: skip
 from polytok.errors import FormatError
 from polytok.formats.gguf_reader import MAX_INNER_ARRAYS, parse_gguf_metadata
 

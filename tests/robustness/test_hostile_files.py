@@ -58,6 +58,7 @@ def test_unknown_piece_type_loads_as_sentencepiece_does(tmp_path):
     """Not hostile after all: sentencepiece keeps an unknown piece type as NORMAL (proto2 enum), so polytok loads it."""
     spm = pytest.importorskip("sentencepiece")
     from formats.sentencepiece_pack import model, piece
+
     from robustness.hostile import GOOD_PIECES, TRAINER
 
     path = tmp_path / "odd.model"

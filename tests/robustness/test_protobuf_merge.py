@@ -10,9 +10,9 @@ sentencepiece 0.2.3 run live on the same file.
 from __future__ import annotations
 
 import pytest
+from formats.sentencepiece_pack import UNKNOWN, USER_DEFINED, field, piece
 
 import polytok
-from formats.sentencepiece_pack import UNKNOWN, USER_DEFINED, field, piece
 from polytok.formats.protobuf_wire import merge_fields
 
 spm = pytest.importorskip("sentencepiece")

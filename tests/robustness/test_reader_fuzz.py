@@ -19,8 +19,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
-import fuzz_readers  # noqa: E402
-from robustness.corpus_sources import fuzz_targets  # noqa: E402
+import fuzz_readers
+
+from robustness.corpus_sources import fuzz_targets
 
 DEFAULT = {"bert-base-uncased", "llama2", "gguf-bert-bge", "spm-botchan-bpe-1000", "tiktoken-gpt2-2000",
            "rwkv-3000", "wordpiece-vocab-3000", "gpt2-merges.txt"}

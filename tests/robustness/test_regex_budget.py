@@ -14,8 +14,8 @@ import json
 import pytest
 
 import polytok
-from polytok.regex import guard as regex_guard
 from polytok.errors import EncodeError
+from polytok.regex import guard as regex_guard
 from polytok.regex.oniguruma import OnigPattern, compile_onig, match_spans
 from robustness.hostile import hf_base
 

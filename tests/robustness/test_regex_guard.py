@@ -13,10 +13,10 @@ import time
 import pytest
 
 import polytok
-from polytok.regex import guard as regex_guard
 from polytok.errors import EncodeError
-from polytok.regex.oniguruma import compile_onig
+from polytok.regex import guard as regex_guard
 from polytok.regex.fancy import compile_fancy
+from polytok.regex.oniguruma import compile_onig
 from robustness.hostile import hf_base
 
 REAL = [

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 from collections import abc
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .limits import JSON, REPR, Budget, checked_tree, current, measure, measure_nested, sized
 from .sizes import argument, as_count, joined_size, percent_size, replaced_size, text_size

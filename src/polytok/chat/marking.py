@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .sandbox import literal_text
 from ..errors import EncodeError
 from ..special import SpecialTokens
+from .sandbox import literal_text
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -39,7 +39,7 @@ __all__ = ["control_tokens", "marker", "encode_marked"]
 _START, _END = "\U000f0000", "\U000f0001"
 
 
-def control_tokens(tok: "Tokenizer", source: str) -> tuple[str, ...]:
+def control_tokens(tok: Tokenizer, source: str) -> tuple[str, ...]:
     """Markers read as text when a caller writes them (transformers' ``_get_control_tokens``)."""
     chat = tok.facts.chat
     if chat.control_tokens is not None:  # the format declares them (GGUF's CONTROL and UNKNOWN entries)
@@ -76,12 +76,12 @@ def marker(control: Sequence[str]) -> Callable[[Any], Any]:
     return mark
 
 
-def _all_marker_texts(tok: "Tokenizer") -> tuple[str, ...]:
+def _all_marker_texts(tok: Tokenizer) -> tuple[str, ...]:
     declared = tok.facts.chat.control_tokens
     return declared if declared is not None else tuple(tok.added.content_to_id)
 
 
-def _plain_text_ids(tok: "Tokenizer", text: str) -> list[int]:
+def _plain_text_ids(tok: Tokenizer, text: str) -> list[int]:
     """`text` with no added token matched (transformers' ``_encode_without_added_tokens``)."""
     if tok.facts.chat.content_in_text_mode:  # llama.cpp's parse_special=false
         return tok.encode(text, add_special=False, special=SpecialTokens.AS_TEXT)
@@ -90,7 +90,7 @@ def _plain_text_ids(tok: "Tokenizer", text: str) -> list[int]:
     return out
 
 
-def _piece_ids(tok: "Tokenizer", piece: str, as_text: bool, newline: list[int]) -> list[int]:
+def _piece_ids(tok: Tokenizer, piece: str, as_text: bool, newline: list[int]) -> list[int]:
     def encode(text: str) -> list[int]:
         if as_text:
             return _plain_text_ids(tok, text)
@@ -103,7 +103,7 @@ def _piece_ids(tok: "Tokenizer", piece: str, as_text: bool, newline: list[int]) 
     return encode(piece)
 
 
-def encode_marked(tok: "Tokenizer", rendered: str) -> list[int]:
+def encode_marked(tok: Tokenizer, rendered: str) -> list[int]:
     """Ids of a chat rendered from marked inputs (transformers' ``encode_marked_chat``)."""
     markers = re.compile(f"{_START}({_alternation(_all_marker_texts(tok))}){_END}|[{_START}{_END}]")
     pieces = markers.split(rendered)

@@ -37,10 +37,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .sandbox import compile_template, render
-from .marking import control_tokens, encode_marked, marker
 from ..errors import ChatTemplateError, PolytokError
 from ..special import SpecialTokens
+from .marking import control_tokens, encode_marked, marker
+from .sandbox import compile_template, render
 from .state_tokens import insert_state_tokens
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ STATE_MARKERS = ("<user>", "<assistant>", "<eot>")
 # -- where templates live ---------------------------------------------------------------
 
 
-def chat_templates(tok: "Tokenizer") -> Mapping[str, str]:
+def chat_templates(tok: Tokenizer) -> Mapping[str, str]:
     """The tokenizer's chat templates by name; a single template is named ``"default"``.
 
     The reader found them (`polytok.formats.chat_templates`) and keeps them in
@@ -93,7 +93,7 @@ def select_template(templates: Mapping[str, str], template: str | None, has_tool
 # -- template variables ---------------------------------------------------------------------
 
 
-def special_token_variables(tok: "Tokenizer") -> dict[str, str]:
+def special_token_variables(tok: Tokenizer) -> dict[str, str]:
     """``bos_token``, ``eos_token``, … as the template sees them (transformers' ``special_tokens_map``)."""
     return dict(tok.facts.chat.variables)
 
@@ -225,7 +225,7 @@ def render_chat(source: str, name: str, messages: Any, *, tools: Sequence[Any] |
     return _trim_at_tag(rendered, final) if final is not None else rendered
 
 
-def apply_chat_template(tok: "Tokenizer", messages: Any, *, add_generation_prompt: bool = False,
+def apply_chat_template(tok: Tokenizer, messages: Any, *, add_generation_prompt: bool = False,
                         tools: Sequence[Any] | None = None, documents: Sequence[Any] | None = None,
                         continue_final_message: bool | str = False, tokenize: bool = False,
                         template: str | None = None, content_special: SpecialTokens | str = SpecialTokens.AS_TEXT,
@@ -257,12 +257,12 @@ def apply_chat_template(tok: "Tokenizer", messages: Any, *, add_generation_promp
 # -- state tokens ----------------------------------------------------------------------------
 
 
-def state_token_count(tok: "Tokenizer") -> int:
+def state_token_count(tok: Tokenizer) -> int:
     """The file's k (GGUF ``paperkiln.state_tokens.k``), else 0."""
     return tok.facts.chat.state_tokens_k
 
 
-def _with_state_tokens(tok: "Tokenizer", ids: list[int], k: int | None,
+def _with_state_tokens(tok: Tokenizer, ids: list[int], k: int | None,
                        markers: tuple[str | int, str | int, str | int]) -> list[int]:
     k = state_token_count(tok) if k is None else k
     if not k:
@@ -271,7 +271,7 @@ def _with_state_tokens(tok: "Tokenizer", ids: list[int], k: int | None,
     return insert_state_tokens(ids, vocab_size=len(tok), k=k, eot=eot, user=user, assistant=assistant)
 
 
-def _marker_id(tok: "Tokenizer", marker: str | int, role: str) -> int:
+def _marker_id(tok: Tokenizer, marker: str | int, role: str) -> int:
     if isinstance(marker, int):
         return marker
     found = tok.token_to_id(marker)

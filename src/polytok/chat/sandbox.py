@@ -49,11 +49,23 @@ import jinja2.utils
 import markupsafe
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ..errors import ChatTemplateError
 from . import filters as chat_filters
 from . import sizes as chat_sizes
-from .limits import (STR, Budget, LimitExceeded, Limits, Namespace, checked_items, checked_tree, configure,
-                          current, limits, measure, using)
-from ..errors import ChatTemplateError
+from .limits import (
+    STR,
+    Budget,
+    LimitExceeded,
+    Limits,
+    Namespace,
+    checked_items,
+    checked_tree,
+    configure,
+    current,
+    limits,
+    measure,
+    using,
+)
 
 __all__ = ["compile_template", "literal_text", "render", "Limits", "configure", "limits"]
 
@@ -134,7 +146,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         budget.build(chat_sizes.binop_size(operator, left, right, budget), _OPERATORS[operator])
         return self.binop_table[operator](left, right)
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         args = chat_sizes.before_call(__obj, args, kwargs, current())
         return super().call(__context, __obj, *args, **kwargs)
 

@@ -153,9 +153,7 @@ def slice_size(obj: Any, argument: slice) -> int:
 def replaced_size(value: Any, old: Any, new: Any, count: Any, budget: Budget) -> int:
     """The size of ``str(value).replace(str(old), str(new), count)``."""
     size = text_size(value, budget)
-    if isinstance(value, str) and isinstance(old, str):
-        hits = value.count(old)
-    elif isinstance(value, bytes) and isinstance(old, bytes):
+    if isinstance(value, str) and isinstance(old, str) or isinstance(value, bytes) and isinstance(old, bytes):
         hits = value.count(old)
     else:
         hits = size + 1

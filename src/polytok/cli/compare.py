@@ -50,8 +50,8 @@ def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from .main import _load, _read_text
     from ..parity.explain import explain
+    from .main import _load, _read_text
 
     tok = _load(args.model, args.option)
     ex = explain(tok, _read_text(args.text), special=args.special, add_special=not args.no_add_special)
@@ -60,9 +60,9 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .main import _load
     from ..parity import compare
     from ..parity.engines import PolytokSide, Side, reference_side
+    from .main import _load
 
     need = 2 if args.ref else 3
     if len(args.paths) < need:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 __all__ = ["add_parsers"]
 
@@ -52,8 +53,8 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
 
 def _tokenize_corpus(args: argparse.Namespace) -> int:
     from .. import corpus
-    from .main import _load, whole_documents
     from ..errors import PolytokError
+    from .main import _load, whole_documents
 
     if args.workers is not None and args.workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {args.workers}")

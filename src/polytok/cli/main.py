@@ -206,7 +206,8 @@ def _count(args: argparse.Namespace) -> int:
 
 def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
     """`tok` without its truncation and padding unless `apply` (``--truncation``), saying so on stderr."""
-    from ..truncation import left_out, whole_documents as without
+    from ..truncation import left_out
+    from ..truncation import whole_documents as without
 
     ignored = left_out(tok)
     if apply or ignored is None:

@@ -41,9 +41,9 @@ def add_parser(sub: Any, loading: Any) -> dict[str, Any]:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .main import _load
     from ..errors import PolytokError
     from ..serve import Registry, make_server
+    from .main import _load
 
     if not 0 <= args.port <= 65535:
         raise PolytokError(f"cannot listen on port {args.port}: a port is 0 (any free one) to 65535")

@@ -61,11 +61,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .texts import CHECK_TEXTS
 from ..errors import PolytokError
 from ..formats import folder as folder_files
 from ..formats.gguf_token_attrs import LLAMA_EOG_TEXTS
 from ..tokenizer import Tokenizer
+from .texts import CHECK_TEXTS
 
 __all__ = ["ConversionCheckError", "CheckReport", "DIFFERENCES", "check_gguf"]
 
@@ -280,8 +280,8 @@ def _source(folder: Path, path: str) -> Tokenizer:
 
 def _llama_view(folder: Path, ignore: bool) -> Tokenizer | None:
     """The folder read with its tokenizer.json's normalizer dropped and ignore_merges as the GGUF has it."""
-    from .gguf_vocab import read_tokenizer_json_data
     from ..formats.hf_json import read_model_folder
+    from .gguf_vocab import read_tokenizer_json_data
 
     data = read_tokenizer_json_data(folder)
     if data.get("normalizer") is None and bool(data["model"].get("ignore_merges", False)) == ignore:

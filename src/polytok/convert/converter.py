@@ -38,15 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import models
-from .check import CheckReport, check_gguf
 from ..errors import FormatError
-from . import gguf_writer
+from ..formats import folder as folder_files
 from ..formats.gguf_keys import General
+from ..formats.redefinitions import Redefinition
+from . import gguf_writer
+from .check import CheckReport, check_gguf
+from .families import keys_for
 from .gguf_special_vocab import SpecialVocab
 from .gguf_writer import KeyValue
-from ..formats import folder as folder_files
-from ..formats.redefinitions import Redefinition
-from .families import keys_for
 
 __all__ = ["ConversionReport", "to_gguf", "metadata_digests", "ARCHITECTURES"]
 

@@ -18,11 +18,20 @@ from ..errors import FormatError
 from ..formats import folder as folder_files
 from ..formats.compressed import read_bytes
 from ..formats.gguf_keys import Tokenizer, chat_template_key
-from .gguf_special_vocab import SpecialVocab, read_special_vocab
-from .gguf_writer import KeyValue
-from .gguf_vocab import (HfVocab, bert_vocab, bpe_vocab, is_llama_hf, llama_hf_vocab, pre_hash, pre_name,
-                            read_tokenizer_json_data, tokenizer_json_path)
 from ..formats.redefinitions import TYPE_NAMES, SpmVocab, apply, rule_for
+from .gguf_special_vocab import SpecialVocab, read_special_vocab
+from .gguf_vocab import (
+    HfVocab,
+    bert_vocab,
+    bpe_vocab,
+    is_llama_hf,
+    llama_hf_vocab,
+    pre_hash,
+    pre_name,
+    read_tokenizer_json_data,
+    tokenizer_json_path,
+)
+from .gguf_writer import KeyValue
 
 __all__ = ["keys_for"]
 

@@ -19,7 +19,8 @@ would stop it being run again (`Output.abandon`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PolytokError
 from .manifest import header, plan, tokenizer_identity
@@ -36,7 +37,7 @@ __all__ = ["tokenize", "verify", "DEFAULT_SHARD_BYTES"]
 DEFAULT_SHARD_BYTES = 16 << 20
 
 
-def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field: str = "text",
+def tokenize(model: str | Tokenizer, inputs: Sequence[str], out: str, *, field: str = "text",
              column: str = "text", input_format: str = "auto", out_format: str = "bin",
              shard_bytes: int = DEFAULT_SHARD_BYTES, add_special: bool = True, special: str | None = None,
              append_eos: int | str | None = None, on_error: str = "skip", resume: bool = False,
@@ -105,7 +106,7 @@ def tokenize(model: "str | Tokenizer", inputs: Sequence[str], out: str, *, field
         raise
 
 
-def _engine(engine: str, tok: "Tokenizer", splits: list[Any], settings: Settings, workers: int | None,
+def _engine(engine: str, tok: Tokenizer, splits: list[Any], settings: Settings, workers: int | None,
             ray_address: str | None) -> Iterator[Any]:
     if not splits:
         return iter(())
@@ -126,7 +127,7 @@ def _choice(name: str, value: Any, choices: tuple[Any, ...]) -> None:
         raise PolytokError(f"{name} must be one of {', '.join(map(str, choices))}, not {value!r}")
 
 
-def _settings(tok: "Tokenizer", *, append_eos: int | str | None, special: str | None, out_format: str,
+def _settings(tok: Tokenizer, *, append_eos: int | str | None, special: str | None, out_format: str,
               shard_bytes: int, input_format: str, on_error: str, **rest: Any) -> Settings:
     _choice("special", special, (None, "parse", "text"))
     _choice("out_format", out_format, ("bin", "parquet"))
@@ -141,7 +142,7 @@ def _settings(tok: "Tokenizer", *, append_eos: int | str | None, special: str | 
                     shard_bytes=shard_bytes, input_format=input_format, on_error=on_error, **rest)
 
 
-def _eos_id(tok: "Tokenizer", append_eos: int | str | None) -> int | None:
+def _eos_id(tok: Tokenizer, append_eos: int | str | None) -> int | None:
     """The separator id: given, a token's id, or ``eos``: the tokenizer's eos (or its one end-of-generation id)."""
     if append_eos is None or isinstance(append_eos, int):
         found = append_eos

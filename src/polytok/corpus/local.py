@@ -32,8 +32,9 @@ the same bytes, one core.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .. import parallel
 from .readers import Split
@@ -48,7 +49,7 @@ WARM_BYTES = 1 << 18  # of input this process encodes before the workers fork (s
 RUN_MAX = 8  # consecutive splits a worker claims at most (their shards wait in memory for the writer)
 
 
-def run_local(tok: "Tokenizer", splits: list[Split], settings: Settings, workers: int) -> Iterator[ShardResult]:
+def run_local(tok: Tokenizer, splits: list[Split], settings: Settings, workers: int) -> Iterator[ShardResult]:
     """The shards of `splits`, in order, encoded by `workers` processes."""
     workers = min(workers, len(splits))
     if workers <= 1 or not parallel.can_fork():

@@ -73,7 +73,7 @@ def _builtin_sha256(name: str) -> str | None:
     return hashlib.sha256(data).hexdigest()
 
 
-def tokenizer_identity(model: str, tok: "Tokenizer") -> dict[str, Any]:
+def tokenizer_identity(model: str, tok: Tokenizer) -> dict[str, Any]:
     """The tokenizer as the manifest names it: the argument, format, and the sha256 of its file(s).
 
     For a folder, the files that make up a tokenizer (``tokenizer*``, ``vocab*``,

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import FormatError
 from .manifest import MANIFEST, read_manifest, write_manifest

@@ -21,8 +21,9 @@ process is used as it is.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PolytokError
 from .readers import Split
@@ -37,7 +38,7 @@ __all__ = ["run_ray"]
 class _EncodeSplits:
     """A Ray Data actor holding one tokenizer: a batch of split rows in, their shards out."""
 
-    def __init__(self, tok: "Tokenizer", settings: dict[str, Any]) -> None:
+    def __init__(self, tok: Tokenizer, settings: dict[str, Any]) -> None:
         self.tok, self.settings = tok, Settings(**settings)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
@@ -56,7 +57,7 @@ class _EncodeSplits:
 def _ray() -> Any:
     try:
         import ray
-        import ray.data  # noqa: F401  (ray without the data extra has no ray.data)
+        import ray.data
     except ImportError:
         raise PolytokError("--engine ray needs Ray Data: pip install 'polytok[ray]'") from None
     return ray
@@ -74,7 +75,7 @@ def _start(ray: Any, address: str | None) -> None:
         raise PolytokError(f"could not start or join Ray{' at ' + target if target else ''}: {exc}") from None
 
 
-def run_ray(tok: "Tokenizer", splits: list[Split], settings: Settings, workers: int | None,
+def run_ray(tok: Tokenizer, splits: list[Split], settings: Settings, workers: int | None,
             address: str | None = None) -> Iterator[ShardResult]:
     """The shards of `splits` (in any order), encoded by `workers` Ray actors (None: one per CPU of the cluster)."""
     import pickle

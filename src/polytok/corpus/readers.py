@@ -31,8 +31,9 @@ string that is not UTF-8.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import FormatError, PolytokError
 

@@ -84,7 +84,7 @@ def _little_endian(values: array) -> bytes:  # type: ignore[type-arg]
     return values.tobytes()
 
 
-def encode_split(tok: "Tokenizer", split: Split, settings: Settings) -> ShardResult:
+def encode_split(tok: Tokenizer, split: Split, settings: Settings) -> ShardResult:
     """Read `split` and encode each of its documents (see the module notes)."""
     docs, bad, lines = read_split(split, settings.field, settings.column)
     ids = array("H" if settings.dtype == "uint16" else "I")

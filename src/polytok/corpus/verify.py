@@ -106,7 +106,7 @@ def _check_counts(out_dir: str, shard: dict[str, Any], dtype: str, number: int) 
         raise FormatError(f"offsets do not rise from 0 to the {shard['tokens']} tokens listed", file=where, key=key)
 
 
-def _read_array(code: str, path: str) -> "array[int]":
+def _read_array(code: str, path: str) -> array[int]:
     values = array(code)
     with open(path, "rb") as f:
         data = f.read()

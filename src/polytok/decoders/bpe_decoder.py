@@ -19,7 +19,7 @@ class BPEDecoder:
         self.suffix = suffix
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "BPEDecoder":
+    def from_config(cls, d: dict[str, Any], path: str) -> BPEDecoder:
         return cls(required(d, "suffix", str, path))
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

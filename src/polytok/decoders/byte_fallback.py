@@ -44,7 +44,7 @@ def _flush(run: list[int], out: list[str]) -> None:
 
 class ByteFallback:
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "ByteFallback":
+    def from_config(cls, d: dict[str, Any], path: str) -> ByteFallback:
         return cls()
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -45,7 +45,7 @@ class ByteLevel:
         self.use_regex = use_regex
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
+    def from_config(cls, d: dict[str, Any], path: str) -> ByteLevel:
         return cls(*byte_level_flags(d, path))
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -60,7 +60,7 @@ class ChainDecoder(IdsDecoder):
         added: the tokenizer's added vocabulary (tokens added later are seen too).
     """
 
-    def __init__(self, chain: Decoder | None, model: "Model", added: "AddedVocabulary") -> None:
+    def __init__(self, chain: Decoder | None, model: Model, added: AddedVocabulary) -> None:
         self.chain = chain
         self.model = model
         self.added = added

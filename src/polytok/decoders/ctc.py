@@ -27,7 +27,7 @@ class CTC:
         self.cleanup = cleanup
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "CTC":
+    def from_config(cls, d: dict[str, Any], path: str) -> CTC:
         return cls(
             required(d, "pad_token", str, path),
             required(d, "word_delimiter_token", str, path),

@@ -14,7 +14,7 @@ from typing import Any
 
 class Fuse:
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Fuse":
+    def from_config(cls, d: dict[str, Any], path: str) -> Fuse:
         return cls()
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

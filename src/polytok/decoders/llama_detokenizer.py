@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..text.byte_alphabet import CHARS_TO_BYTES
 from ..errors import DecodeError
 from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATTR_UNKNOWN, ATTR_USER_DEFINED
+from ..text.byte_alphabet import CHARS_TO_BYTES
 from . import IdsDecoder
 
 _SHOWN_RAW = ATTR_CONTROL | ATTR_UNKNOWN | ATTR_USER_DEFINED

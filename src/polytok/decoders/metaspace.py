@@ -38,7 +38,7 @@ class Metaspace:
         self._strip_first = prepend_scheme != "never"
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Metaspace":
+    def from_config(cls, d: dict[str, Any], path: str) -> Metaspace:
         replacement = single_char(d, "replacement", path)
         # present keys may not be null unless HF reads them as an Option
         scheme = required(d, "prepend_scheme", str, path) if "prepend_scheme" in d else "always"

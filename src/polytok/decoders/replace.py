@@ -31,7 +31,7 @@ class Replace:
         self._regex = compile_onig(pattern, key) if regex else None
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Replace":
+    def from_config(cls, d: dict[str, Any], path: str) -> Replace:
         source, is_regex, key = read_pattern(d, path)
         content: str = required(d, "content", str, path)
         return cls(source, content, regex=is_regex, key=key)

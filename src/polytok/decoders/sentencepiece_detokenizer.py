@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import codecs
 import operator
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from ..errors import DecodeError
 from . import IdsDecoder

@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 
 
 class Sequence:
-    def __init__(self, decoders: list["Decoder"]) -> None:
+    def __init__(self, decoders: list[Decoder]) -> None:
         self.decoders = list(decoders)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Sequence":
+    def from_config(cls, d: dict[str, Any], path: str) -> Sequence:
         from . import from_config
 
         items: list[Any] = required(d, "decoders", list, path)

@@ -35,7 +35,7 @@ def _utf8_len(s: str) -> int:
 class DecodeStream:
     """Feed ids one at a time with `step`; each call returns the text they completed."""
 
-    def __init__(self, tokenizer: "Tokenizer", skip_special: bool = False) -> None:
+    def __init__(self, tokenizer: Tokenizer, skip_special: bool = False) -> None:
         self._tokenizer = tokenizer
         self._skip = skip_special
         self._ids: list[int] = []

@@ -35,7 +35,7 @@ class Strip:
         self.stop = stop
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Strip":
+    def from_config(cls, d: dict[str, Any], path: str) -> Strip:
         return cls(single_char(d, "content", path), _count(d, "start", path), _count(d, "stop", path))
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

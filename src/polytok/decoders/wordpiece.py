@@ -39,7 +39,7 @@ class WordPiece:
         self.cleanup = cleanup
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "WordPiece":
+    def from_config(cls, d: dict[str, Any], path: str) -> WordPiece:
         return cls(required(d, "prefix", str, path), required(d, "cleanup", bool, path))
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -17,14 +17,13 @@ searched for, and how the file is read with which options.
 
 from __future__ import annotations
 
-
 import inspect
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..gc_pause import gc_paused
 from ..errors import FormatError
+from ..gc_pause import gc_paused
 from ..tokenizer import Tokenizer
 from .compressed import read_head
 from .registry import BY_NAME, FOLDER_SEARCH, FORMATS, FileHead, Reader, file_in, find_in, is_glob

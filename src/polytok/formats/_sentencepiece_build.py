@@ -169,7 +169,7 @@ def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool) -> Any:
                    unknown_runs="collapse", float32=True)
 
 
-def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, with_pieces: bool) -> "Precompiled":
+def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, with_pieces: bool) -> Precompiled:
     from ..normalizers.precompiled import Precompiled
 
     blob = spec.get("precompiled_charsmap", b"")
@@ -200,7 +200,7 @@ def _check_charsmap(proto: ModelProto, blob: bytes, key: str) -> None:
         raise _fail(proto, "the normalized block must be NUL-terminated", key)
 
 
-def _detokenizer(proto: ModelProto) -> "SentencePieceDetokenizer":
+def _detokenizer(proto: ModelProto) -> SentencePieceDetokenizer:
     from ..decoders.sentencepiece_detokenizer import SentencePieceDetokenizer
 
     denormalizer = None

@@ -22,9 +22,10 @@ use from `Settings.values`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..decoders import Decoder
 from ..decoders.fuse import Fuse

@@ -201,7 +201,7 @@ def _special_ids(defaults: dict[str, int], kv: dict[str, Any], n: int) -> dict[s
     return ids
 
 
-def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
+def build_tokenizer(vocab: GGUFVocab) -> TokenizerType:
     """The `Tokenizer` that encodes and decodes as llama.cpp's ``llama_tokenize`` / ``llama_detokenize``.
 
     Each vocabulary type's driver (llama-vocab.cpp ``impl::tokenize``) is the shared
@@ -229,7 +229,7 @@ def build_tokenizer(vocab: GGUFVocab) -> "TokenizerType":
     return tok
 
 
-def _newline_id(vocab: GGUFVocab, tok: "TokenizerType") -> int | None:
+def _newline_id(vocab: GGUFVocab, tok: TokenizerType) -> int | None:
     # subtle: llama.cpp reads this before the file's special ids, so its pad is the type's default
     pad = VOCAB_TYPES[vocab.model][1].get("pad")
     """llama.cpp's linefeed id (load): SPM's byte token for \\n, WPM's pad, else the first id of "\\n"

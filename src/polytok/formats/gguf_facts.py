@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["gguf_facts"]
 
 
-def gguf_facts(vocab: "GGUFVocab", newline: int | None) -> FormatFacts:
+def gguf_facts(vocab: GGUFVocab, newline: int | None) -> FormatFacts:
     """The facts of `vocab`; `newline` is llama.cpp's linefeed id (None when it has none)."""
     named = named_ids({**vocab.specials.ids, "nl": newline}, vocab.texts.__getitem__)
     control = tuple(text for text, attr in zip(vocab.texts, vocab.specials.attrs)
@@ -46,7 +46,7 @@ def gguf_facts(vocab: "GGUFVocab", newline: int | None) -> FormatFacts:
                        eog_ids=frozenset(vocab.specials.eog), chat=chat)
 
 
-def _state_tokens_k(vocab: "GGUFVocab") -> int:
+def _state_tokens_k(vocab: GGUFVocab) -> int:
     k = vocab.metadata.get(Paperkiln.STATE_TOKENS_K, 0)
     if not isinstance(k, int) or isinstance(k, bool) or k < 0:
         raise FormatError(f"expected a non-negative integer, found {k!r:.40}", file=vocab.file,

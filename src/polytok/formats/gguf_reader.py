@@ -41,10 +41,10 @@ an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).  (gg
 
 from __future__ import annotations
 
+import array as array_module
 import mmap
 import os
 import struct
-import array as array_module
 from array import array
 from dataclasses import dataclass
 from enum import IntEnum
@@ -277,7 +277,7 @@ class _Reader:
             inner = (ValueType.ARRAY, *types) if i == 0 else inner
         return values, inner
 
-    def numbers(self, item: ValueType, key: str, count: int) -> "array_module.array[Any]":
+    def numbers(self, item: ValueType, key: str, count: int) -> array_module.array[Any]:
         """``count`` values as one compact `array.array` (BOOL as 0/1 bytes): no Python int per element."""
         size = _SIZES[item] * count
         self.need(size, key, f"{count} {item.name} values")

@@ -51,7 +51,7 @@ class Field:
     name: str
     kind: str
     repeated: bool = False
-    schema: dict[int, "Field"] | None = None
+    schema: dict[int, Field] | None = None
     values: frozenset[int] = frozenset()
 
     @property

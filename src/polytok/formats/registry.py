@@ -30,9 +30,10 @@ only the reader of the format it reads.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import FormatError
 from ..tokenizer import Tokenizer

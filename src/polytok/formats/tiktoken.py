@@ -81,9 +81,9 @@ MB/s on a cold cache, 2.7-3.5 MB/s warm; tiktoken 4.3-5.2 MB/s.
 
 from __future__ import annotations
 
-import hashlib
 import codecs
 import gc
+import hashlib
 import re
 from binascii import Error as BinasciiError
 from binascii import a2b_base64
@@ -92,7 +92,6 @@ from functools import partial
 from itertools import accumulate
 from pathlib import Path
 
-from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..decoders.token_bytes import TokenBytes
 from ..errors import FormatError
 from ..facts import FormatFacts, NamedToken, eos_ends
@@ -102,6 +101,7 @@ from ..pre_tokenizers.byte_level import ByteLevel
 from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
 from ..special import AddedToken, SpecialTokens
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
 from .tiktoken_known import KNOWN_RANKS

@@ -39,7 +39,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..text.chars import WHITE_SPACE
 from ..decoders.chain_decoder import ChainDecoder
 from ..decoders.wordpiece import WordPiece as WordPieceDecoder
 from ..errors import FormatError
@@ -47,6 +46,7 @@ from ..models.wordpiece import WordPiece
 from ..normalizers.bert_normalizer import BertNormalizer
 from ..post_processors.template import TemplateProcessing
 from ..pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
+from ..text.chars import WHITE_SPACE
 from ..tokenizer import Tokenizer
 from ._transformers_config import check_options, read_settings, with_clean_up
 from .compressed import read_bytes

@@ -51,9 +51,10 @@ from __future__ import annotations
 
 import random
 from array import array
+from collections.abc import Sequence
 from heapq import heapify, heappop, heappush
 from itertools import compress, islice, repeat
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import not_utf8
 from ._min_tree import MinTree

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable
 from itertools import compress, repeat
 from operator import is_
 
-from ..gc_pause import gc_paused
 from ..bounded_cache import BoundedCache
+from ..gc_pause import gc_paused
 
 CACHE_SIZE = 1 << 18
 CACHED_WORD_CHARS = 256

@@ -10,7 +10,8 @@ every id must be an integer in ``[0, 2**32)``; a JSON float such as ``5.0`` is r
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .._config import join, required
 from ..bounded_cache import BoundedCache

@@ -91,14 +91,15 @@ Performance:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from itertools import accumulate, chain, repeat
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from .._config import join, optional, required
-from ..gc_pause import gc_paused
 from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError, not_utf8
+from ..gc_pause import gc_paused
 from ._bpe_cut import cut_mark
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, merge_tree, write_blocked, write_blocked_spans

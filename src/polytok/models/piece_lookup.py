@@ -17,7 +17,8 @@ run shows its normalized text, not ``<unk>``.
 
 from __future__ import annotations
 
-from typing import Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from ..errors import FormatError
 from ._cache import WordCache

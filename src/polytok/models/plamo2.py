@@ -31,7 +31,7 @@ builds each state's rows on demand (cached) instead of the whole table.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import FormatError
 from ._cache import WordCache

@@ -38,7 +38,8 @@ Ids without a token (the world vocabulary starts at id 1) are None in `tokens`.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, not_utf8

@@ -72,15 +72,15 @@ short pieces are cached.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import islice
-from typing import Any, Iterable, Iterator, Literal, Sequence
+from typing import Any, Literal
 
 from ..errors import EncodeError, FormatError
 from ._cache import WordCache
 from ._min_tree import MinTree
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
-
 
 _NO_RANK = (1 << 31) - 1  # a pair that does not merge (`_merge`)
 _TREE_FROM = 64  # characters: shorter plain pieces merge in `_merge_short`

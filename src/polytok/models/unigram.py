@@ -67,16 +67,17 @@ letter through botchan's .model: +230 MB), now ~30.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from math import fsum, inf, isfinite
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, Literal, Sequence
+from typing import Any, Literal
 
 from .._config import join, optional, required
+from ..errors import EncodeError, FormatError
 from ._cache import WordCache
 from ._unigram_float32 import Float32Viterbi, backtrack
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
-from ..errors import EncodeError, FormatError
 
 _UNK_PENALTY = 10.0
 _POW10 = [float(f"1e{k}") for k in range(309)]

@@ -30,7 +30,6 @@ from ._cache import WordCache
 from ._vocab import VocabLookup, invert, read_vocab
 
 
-
 class WordPiece(VocabLookup):
     """Greedy longest-match-first subwords, as HF ``models::wordpiece::WordPiece``.
 

@@ -72,8 +72,9 @@ the walk rare.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from ..errors import EncodeError
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..text import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
+from ..text import unicode_norm
 from .base import NormalizerBase
 
 
@@ -18,7 +18,7 @@ class UnicodeForm(NormalizerBase):
     form: ClassVar[unicode_norm.Form]
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "UnicodeForm":
+    def from_config(cls, d: dict[str, Any], path: str) -> UnicodeForm:
         as_object(d, path)
         return cls()
 

@@ -25,11 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..text import unicode_norm
-from ..text import unicode_tables
 from .._config import as_object, optional, required
-from ..text.chars import WHITE_SPACE
 from ..normalized import NormalizedString
+from ..text import unicode_norm, unicode_tables
+from ..text.chars import WHITE_SPACE
 from ..text.unicode_norm import compile_class
 from .base import NormalizerBase
 
@@ -61,7 +60,7 @@ class BertNormalizer(NormalizerBase):
     lowercase: bool = True
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "BertNormalizer":
+    def from_config(cls, d: dict[str, Any], path: str) -> BertNormalizer:
         d = as_object(d, path)
         return cls(
             clean_text=required(d, "clean_text", bool, path),

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._config import as_object
-from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..normalized import NormalizedString
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from .base import NormalizerBase
 
 _TABLE = dict(enumerate(BYTES_TO_CHARS))
@@ -23,7 +23,7 @@ _TABLE = dict(enumerate(BYTES_TO_CHARS))
 
 class ByteLevel(NormalizerBase):
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
+    def from_config(cls, d: dict[str, Any], path: str) -> ByteLevel:
         as_object(d, path)
         return cls()
 

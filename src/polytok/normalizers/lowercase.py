@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text import unicode_norm
 from .._config import as_object
 from ..normalized import NormalizedString
+from ..text import unicode_norm
 from .base import NormalizerBase
 
 
 class Lowercase(NormalizerBase):
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Lowercase":
+    def from_config(cls, d: dict[str, Any], path: str) -> Lowercase:
         as_object(d, path)
         return cls()
 

@@ -27,7 +27,7 @@ _SPACE_RE = re.compile(f"[{_SPACE}]")
 
 class Nmt(NormalizerBase):
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Nmt":
+    def from_config(cls, d: dict[str, Any], path: str) -> Nmt:
         as_object(d, path)
         return cls()
 

@@ -43,15 +43,22 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Any, Iterable, Iterator, Literal
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
 
 import regex
 
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError, not_utf8
 from ..normalized import NormalizedString
-from ._sentencepiece_normalize import (LongestMatch, rewrite_spaces, sentencepiece_aligned, sentencepiece_text,
-                                       space_changes, whole_characters)
+from ._sentencepiece_normalize import (
+    LongestMatch,
+    rewrite_spaces,
+    sentencepiece_aligned,
+    sentencepiece_text,
+    space_changes,
+    whole_characters,
+)
 from .base import NormalizerBase
 
 _GRAPHEME = regex.compile(r"\X")
@@ -264,7 +271,7 @@ class Precompiled(NormalizerBase):
         self._texts = _ClusterText(self._plans)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Precompiled":
+    def from_config(cls, d: dict[str, Any], path: str) -> Precompiled:
         d = as_object(d, path)
         key = join(path, "precompiled_charsmap")
         encoded: str = required(d, "precompiled_charsmap", str, path)

@@ -25,7 +25,7 @@ class Prepend(NormalizerBase):
     prepend: str
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Prepend":
+    def from_config(cls, d: dict[str, Any], path: str) -> Prepend:
         d = as_object(d, path)
         return cls(required(d, "prepend", str, path))
 

@@ -39,7 +39,7 @@ class Replace(NormalizerBase):
         self._regex: Pattern = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Replace":
+    def from_config(cls, d: dict[str, Any], path: str) -> Replace:
         d = as_object(d, path)
         source, is_regex, key = read_pattern(d, path)
         content: str = required(d, "content", str, path)

@@ -25,7 +25,7 @@ class Sequence(NormalizerBase):
         self.normalizers = list(normalizers)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Sequence":
+    def from_config(cls, d: dict[str, Any], path: str) -> Sequence:
         from . import from_config  # the package registry, filled after this module loads
 
         d = as_object(d, path)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._config import as_object, required
-from ..text.chars import WHITE_SPACE
 from ..normalized import NormalizedString
+from ..text.chars import WHITE_SPACE
 from .base import NormalizerBase
 
 _WHITE_SPACE = "".join(sorted(WHITE_SPACE))
@@ -28,7 +28,7 @@ class Strip(NormalizerBase):
     strip_right: bool = True
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Strip":
+    def from_config(cls, d: dict[str, Any], path: str) -> Strip:
         d = as_object(d, path)
         return cls(required(d, "strip_left", bool, path), required(d, "strip_right", bool, path))
 

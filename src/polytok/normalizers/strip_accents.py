@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text import unicode_tables
 from .._config import as_object
 from ..normalized import NormalizedString
+from ..text import unicode_tables
 from ..text.unicode_norm import compile_class
 from .base import NormalizerBase
 
@@ -25,7 +25,7 @@ _MARK = compile_class(unicode_tables.COMBINING_MARKS)
 
 class StripAccents(NormalizerBase):
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "StripAccents":
+    def from_config(cls, d: dict[str, Any], path: str) -> StripAccents:
         as_object(d, path)
         return cls()
 

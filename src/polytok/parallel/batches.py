@@ -30,8 +30,9 @@ two schemes differed.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..bounded_cache import BoundedCache
 from .runs import map_in_runs
@@ -60,7 +61,7 @@ def _spans(sizes: list[int], parts: int) -> list[tuple[int, int]]:
     return spans
 
 
-def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool, special: Any,
+def encode_in_pool(tok: Tokenizer, texts: Sequence[Any], *, add_special: bool, special: Any,
                    workers: int) -> list[list[int]]:
     """`tok.encode` of each text, shared over `workers` processes (this one and forked
     children), in order.
@@ -96,7 +97,7 @@ def encode_in_pool(tok: "Tokenizer", texts: Sequence[Any], *, add_special: bool,
     return out
 
 
-def _caches(tok: "Tokenizer") -> list[BoundedCache[Any]]:
+def _caches(tok: Tokenizer) -> list[BoundedCache[Any]]:
     """The word caches of `tok`'s model and pre-tokenizer that a child's words can fill."""
     found = list(tok.model.caches())
     if tok.pre_tokenizer is not None:

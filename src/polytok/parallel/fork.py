@@ -24,9 +24,10 @@ import os
 import pickle
 import signal
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 __all__ = ["available_workers", "can_fork", "end_children", "fork_child", "forking", "outcome", "run_shared", "shared_ints"]
 

@@ -44,11 +44,12 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Callable
 from itertools import accumulate, chain
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..gc_pause import gc_paused
 from ..errors import EmptyMatchError
+from ..gc_pause import gc_paused
 from ..special import SpecialTokens
 from .fork import can_fork, run_shared
 from .resumable_scan import Scanner, scanner_for
@@ -80,7 +81,7 @@ class _Region(NamedTuple):
     ids: Any  # array of the ids, or None when only counting
 
 
-def _plan(tok: "Tokenizer", scanner: Scanner, text: str, parse: bool,
+def _plan(tok: Tokenizer, scanner: Scanner, text: str, parse: bool,
           segments: list[_Segment]) -> list[tuple[bool, int]]:
     """`Tokenizer.segments` of one text: ``(True, token id)`` or ``(False, segment index)``."""
     plan: list[tuple[bool, int]] = []
@@ -121,7 +122,7 @@ LONG_PIECE = 4 * OVERLAP  # a piece this long across a cut stops the sharing
 _PROBE = 64
 
 
-def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: int, hi: int,
+def _region(tok: Tokenizer, scanner: Scanner, seg: _Segment, view: str, lo: int, hi: int,
             want_ids: bool) -> _Region | None:
     """One cut segment's share, scanned as the module notes say; None where the scan is not safe.
     `view` is ``scanner.view(seg.text)``."""
@@ -147,7 +148,7 @@ def _region(tok: "Tokenizer", scanner: Scanner, seg: _Segment, view: str, lo: in
                    array("q", chain.from_iterable(found)) if want_ids else None)
 
 
-def _counted(tok: "Tokenizer", scanner: Scanner, text: str, view: str, lo: int, hi: int) -> _Region | None:
+def _counted(tok: Tokenizer, scanner: Scanner, text: str, view: str, lo: int, hi: int) -> _Region | None:
     """`_region_counted` where the pipeline allows it (each piece one word, a view that is the
     text itself), else None."""
     one_word = scanner.one_word()
@@ -199,7 +200,7 @@ def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one
     return _Region(left, right, total, None)
 
 
-def _whole(tok: "Tokenizer", seg: _Segment, want_ids: bool, scanner: Scanner | None = None) -> Any:
+def _whole(tok: Tokenizer, seg: _Segment, want_ids: bool, scanner: Scanner | None = None) -> Any:
     """A whole segment's ids, or their number. Counting, a segment is scanned as a region
     is, without building its ids (the same count: see the module notes)."""
     if not want_ids and scanner is not None:
@@ -231,7 +232,7 @@ def _join(regions: list[_Region], want_ids: bool) -> tuple[bool, Any]:
     return True, ids if want_ids else count
 
 
-def _segment_result(tok: "Tokenizer", scanner: Scanner, seg: _Segment, parts: list[tuple[int, int, Any]],
+def _segment_result(tok: Tokenizer, scanner: Scanner, seg: _Segment, parts: list[tuple[int, int, Any]],
                     want_ids: bool) -> Any:
     """A segment's ids (or their number) from its ``(lo, hi, result)`` parts in order. Where a
     seam has no common start (a piece longer than the overlap), this process scans the two
@@ -253,7 +254,7 @@ def _segment_result(tok: "Tokenizer", scanner: Scanner, seg: _Segment, parts: li
         parts[value:value + 2] = [(lo, hi, merged)]
 
 
-def _shared_work(tok: "Tokenizer", texts: list[str], add_special: bool, special: Any, workers: int,
+def _shared_work(tok: Tokenizer, texts: list[str], add_special: bool, special: Any, workers: int,
                  on_done: Callable[[int], None] | None, want_ids: bool) -> list[Any] | None:
     """Per text: its ids before the post-processor (or their number), computed as the module notes say."""
     import os
@@ -337,7 +338,7 @@ def _assemble(plans: list[list[tuple[bool, int]]], per_segment: list[Any], want_
     return out
 
 
-def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
+def encode_long(tok: Tokenizer, texts: list[str], *, add_special: bool, special: Any, workers: int,
                 on_done: Callable[[int], None] | None = None) -> list[list[int]] | None:
     """``[tok.encode(t, ...) for t in texts]``, the work shared over `workers` processes.
 
@@ -353,7 +354,7 @@ def encode_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, specia
     return [tok.post_process(ids, add_special=add_special) for ids in found]
 
 
-def count_long(tok: "Tokenizer", texts: list[str], *, add_special: bool, special: Any, workers: int,
+def count_long(tok: Tokenizer, texts: list[str], *, add_special: bool, special: Any, workers: int,
                on_done: Callable[[int], None] | None = None) -> list[int] | None:
     """``[len(tok.encode(t, ...)) for t in texts]`` as `encode_long` computes it, without
     building or sending the ids."""

@@ -42,9 +42,10 @@ by scans that stop.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from itertools import accumulate, islice
 from operator import eq, methodcaller
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -241,7 +242,7 @@ def _with_gaps(starts: list[int], ends: list[int], pos: int, stop: int, follows:
     return out_s, out_e
 
 
-def scanner_for(tok: "Tokenizer") -> Scanner | None:
+def scanner_for(tok: Tokenizer) -> Scanner | None:
     """The scan `long_text` can share out for `tok`'s pipeline, or None (see the module notes)."""
     pre = tok.pre_tokenizer
     if pre is None or not tok.fast_path:

@@ -35,9 +35,10 @@ import pickle
 import queue
 import struct
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from math import ceil
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from .fork import end_children, fork_child, forking, outcome, shared_ints
 
@@ -71,7 +72,7 @@ def _child(fn: Callable[[Any], Any], items: Sequence[Any], claims: _Claims, writ
                 out.write(_LENGTH.pack(len(data)) + data)
 
 
-def _drain(read_end: int, number: int, arrived: "queue.Queue[tuple[int, Any]]") -> None:
+def _drain(read_end: int, number: int, arrived: queue.Queue[tuple[int, Any]]) -> None:
     """The reader thread of child `number`: ``(number, message)`` for each of its messages,
     then ``(number, None)`` at its end."""
     try:
@@ -121,7 +122,7 @@ def map_in_runs(fn: Callable[[Any], Any], items: Sequence[Any], workers: int, *,
 
 
 def _collect(fn: Callable[[Any], Any], rest: Sequence[Any], start: int, claims: _Claims,
-             arrived: "queue.Queue[tuple[int, Any]]", running: int) -> Iterator[tuple[int, bool, Any]]:
+             arrived: queue.Queue[tuple[int, Any]], running: int) -> Iterator[tuple[int, bool, Any]]:
     """This process's side: hand over the next item when it is ready, else compute a run."""
     ready: dict[int, tuple[bool, Any]] = {}
     wanted = 0

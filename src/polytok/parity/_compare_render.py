@@ -32,7 +32,7 @@ def _window(window: list[tuple[int, str, bool]]) -> str:
     return " ".join(out)
 
 
-def _result_lines(r: "TextResult") -> list[str]:
+def _result_lines(r: TextResult) -> list[str]:
     if r.region is None:
         return [f"text {r.name}: {_short(r.text)}", f"  {r.kind}: {r.error}"]
     g = r.region
@@ -55,7 +55,7 @@ def _result_lines(r: "TextResult") -> list[str]:
     return lines
 
 
-def render(report: "CompareReport", limit: int) -> str:
+def render(report: CompareReport, limit: int) -> str:
     lines = [f"A: {report.a}", f"B: {report.b}", f"mode: {report.mode}", ""]
     diverging = report.diverging
     for r in diverging[:limit]:

@@ -14,7 +14,7 @@ def _tokens(ids: list[int], pieces: list[str]) -> str:
     return " ".join(f"{p!r}={i}" for i, p in zip(ids, pieces)) or "(none)"
 
 
-def render(ex: "Explanation") -> str:
+def render(ex: Explanation) -> str:
     lines = [f"source: {ex.source}",
              f"mode: add_special={ex.add_special} special={ex.special}",
              f"text: {ex.text!r}",
@@ -37,7 +37,7 @@ def render(ex: "Explanation") -> str:
     return "\n".join(lines)
 
 
-def _segment_lines(seg: "Segment") -> list[str]:
+def _segment_lines(seg: Segment) -> list[str]:
     lines = [f"   segment [{seg.start}:{seg.end}] {seg.text!r}",
              f"     normalized: {seg.normalized!r}",
              f"     pre-tokens: {len(seg.pre_tokens)}"]

@@ -12,8 +12,8 @@ lazily from the divergence on, so a long text costs only the region's decodes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["Region", "first_divergence"]
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import EncodeError, PolytokError
 from ..tokenizer import Tokenizer
@@ -145,7 +146,7 @@ def _encode(side: Side, text: str, add_special: bool, special: str | None) -> tu
     """The side's ids, or the error it raised for this text (an engine's own exception included)."""
     try:
         return side.encode(text, add_special, special), None
-    except Exception as exc:  # noqa: BLE001 - a reference engine raises its own types
+    except Exception as exc:
         if isinstance(exc, PolytokError) and not isinstance(exc, EncodeError):
             raise  # a mode the engine cannot run: the whole comparison is meaningless
         return [], f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"

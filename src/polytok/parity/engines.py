@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import PolytokError
 from ..special import SpecialTokens

@@ -105,7 +105,7 @@ def component_name(component: Any) -> str:
     return name
 
 
-def components(tok: "Tokenizer") -> dict[str, str]:
+def components(tok: Tokenizer) -> dict[str, str]:
     """The components that fill each stage of `tok` (what `explain` shows as the pipeline)."""
     return {
         "special split": component_name(tok.special_split),
@@ -117,7 +117,7 @@ def components(tok: "Tokenizer") -> dict[str, str]:
     }
 
 
-def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None = None,
+def explain(tok: Tokenizer, text: str, *, special: SpecialTokens | str | None = None,
             add_special: bool = True) -> Explanation:
     """What each stage of `tok` makes of `text`.
 
@@ -145,7 +145,7 @@ def explain(tok: "Tokenizer", text: str, *, special: SpecialTokens | str | None 
                        segments, sequence, ids, before, after, pieces)
 
 
-def _piece(tok: "Tokenizer", id_: int) -> str:
+def _piece(tok: Tokenizer, id_: int) -> str:
     found = tok.id_to_token(id_)
     return found if found is not None else f"<id {id_}>"
 
@@ -161,7 +161,7 @@ def _additions(sequence: list[int], ids: list[int]) -> tuple[list[int], list[int
     return [], []
 
 
-def _segment(tok: "Tokenizer", text: str, split: AlignedSplit) -> Segment:
+def _segment(tok: Tokenizer, text: str, split: AlignedSplit) -> Segment:
     seg = Segment(split.start, split.end, text[split.start:split.end], split.token_id)
     if split.token_id is not None:
         return seg
@@ -175,7 +175,7 @@ def _segment(tok: "Tokenizer", text: str, split: AlignedSplit) -> Segment:
     return seg
 
 
-def _model(tok: "Tokenizer", word: NormalizedString) -> PreToken:
+def _model(tok: Tokenizer, word: NormalizedString) -> PreToken:
     found = tok.model_tokens(word.text)
     start, end = word.offsets(0, len(word.text)) if word.text else (word.orig_start, word.orig_start)
     return PreToken(word.text, start, end, [f[0] for f in found], [f[1] for f in found])

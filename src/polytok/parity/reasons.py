@@ -10,8 +10,8 @@ tests/compare/.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .align import Region
 from .engines import Side

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .explain import Explanation, Segment, explain
 from ..tokenizer import Tokenizer
+from .explain import Explanation, Segment, explain
 
 __all__ = ["StageDiff", "first_stage"]
 

@@ -48,7 +48,7 @@ class BertProcessing(PostProcessorBase):
         self.cls = cls
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "BertProcessing":
+    def from_config(cls, d: dict[str, Any], path: str) -> BertProcessing:
         return cls(token_and_id(d, "sep", path), token_and_id(d, "cls", path))
 
     def added_tokens(self, is_pair: bool) -> int:

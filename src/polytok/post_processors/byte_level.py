@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..encoding import Encoding
 from ..text.byte_alphabet import byte_level_flags
 from ..text.chars import WHITE_SPACE
-from ..encoding import Encoding
 from ._common import mark_sequence
 from .base import PostProcessorBase
 
@@ -78,7 +78,7 @@ class ByteLevel(PostProcessorBase):
         self.use_regex = use_regex
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
+    def from_config(cls, d: dict[str, Any], path: str) -> ByteLevel:
         return cls(*byte_level_flags(d, path))
 
     def added_tokens(self, is_pair: bool) -> int:

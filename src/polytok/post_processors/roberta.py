@@ -39,7 +39,7 @@ class RobertaProcessing(PostProcessorBase):
         self.add_prefix_space = add_prefix_space
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "RobertaProcessing":
+    def from_config(cls, d: dict[str, Any], path: str) -> RobertaProcessing:
         return cls(token_and_id(d, "sep", path), token_and_id(d, "cls", path),
                    required(d, "trim_offsets", bool, path), required(d, "add_prefix_space", bool, path))
 

@@ -27,7 +27,7 @@ class Sequence(PostProcessorBase):
         self.processors = list(processors)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Sequence":
+    def from_config(cls, d: dict[str, Any], path: str) -> Sequence:
         from . import from_config
 
         items: list[Any] = required(d, "processors", list, path)

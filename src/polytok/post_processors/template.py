@@ -94,7 +94,7 @@ class TemplateProcessing(PostProcessorBase):
                        for is_pair in (False, True) for add in (False, True)}
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "TemplateProcessing":
+    def from_config(cls, d: dict[str, Any], path: str) -> TemplateProcessing:
         templates = []
         for key in ("single", "pair"):
             items: list[Any] = required(d, key, list, path)

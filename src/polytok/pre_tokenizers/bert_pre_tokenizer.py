@@ -18,6 +18,7 @@ from typing import Any
 from ..text.chars import WHITE_SPACE_CLASS, regex_set
 from .split_behavior import CharSplitter, SplittingPreTokenizer
 
+
 class BertPreTokenizer(SplittingPreTokenizer):
     """BertPreTokenizer: ``"Hey friend!  a$b€c"`` gives ``Hey``, ``friend``, ``!``, ``a``, ``$``, ``b€c``."""
 
@@ -26,5 +27,5 @@ class BertPreTokenizer(SplittingPreTokenizer):
         self._splitter = CharSplitter.from_pieces_regex(f"{punctuation}|[^{punctuation}{WHITE_SPACE_CLASS}]+")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "BertPreTokenizer":
+    def from_config(cls, d: dict[str, Any], path: str) -> BertPreTokenizer:
         return cls()

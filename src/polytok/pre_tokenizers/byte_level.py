@@ -30,13 +30,14 @@ per line of English on one core, of which ``findall`` alone is ~12):
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..bounded_cache import BoundedCache
-from ..text.byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex.oniguruma import compile_onig
+from ..text.byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from .base import PreTokenizerBase
 from .split_behavior import PatternProof, RegexSplitter
 
@@ -98,7 +99,7 @@ class ByteLevel(PreTokenizerBase):
         self._mapped = self._byte_forms.__getitem__
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "ByteLevel":
+    def from_config(cls, d: dict[str, Any], path: str) -> ByteLevel:
         add_prefix_space, trim_offsets, use_regex = byte_level_flags(d, path)
         return cls(add_prefix_space=add_prefix_space, trim_offsets=trim_offsets, use_regex=use_regex)
 

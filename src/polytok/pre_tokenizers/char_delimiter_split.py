@@ -26,5 +26,5 @@ class CharDelimiterSplit(SplittingPreTokenizer):
         self._splitter = CharSplitter(regex_class(frozenset(delimiter)), "removed")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "CharDelimiterSplit":
+    def from_config(cls, d: dict[str, Any], path: str) -> CharDelimiterSplit:
         return cls(single_char(d, "delimiter", path))

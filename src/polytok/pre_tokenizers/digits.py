@@ -26,5 +26,5 @@ class Digits(SplittingPreTokenizer):
         self._splitter = CharSplitter(regex_set("NUMERIC"), "isolated" if individual_digits else "contiguous")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Digits":
+    def from_config(cls, d: dict[str, Any], path: str) -> Digits:
         return cls(required(d, "individual_digits", bool, path))

@@ -29,7 +29,7 @@ class FixedLength(PreTokenizerBase):
         self.length = length
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "FixedLength":
+    def from_config(cls, d: dict[str, Any], path: str) -> FixedLength:
         length = required(d, "length", int, path) if "length" in d else 5
         if length < 0:
             raise FormatError(f"expected a non-negative integer, found {length}", key=join(path, "length"))

@@ -43,9 +43,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache, partial
 
-from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..errors import FormatError
 from ..normalized import NormalizedString
+from ..text.byte_alphabet import BYTES_TO_CHARS
 from .base import PreTokenizerBase
 from .llama_unicode_data import LOWERCASE, RANGE_FLAGS, RANGE_STARTS, WHITESPACE
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .._config import join, optional, required, single_char
-from ..text.chars import regex_class
 from ..errors import FormatError
 from ..normalized import NormalizedString
+from ..text.chars import regex_class
 from .base import PreTokenizerBase
 from .split_behavior import CharSplitter
 
@@ -58,7 +58,7 @@ class Metaspace(PreTokenizerBase):
         self._splitter = CharSplitter(regex_class(frozenset(replacement)), "merged_with_next")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Metaspace":
+    def from_config(cls, d: dict[str, Any], path: str) -> Metaspace:
         replacement = single_char(d, "replacement", path)
         scheme = required(d, "prepend_scheme", str, path) if "prepend_scheme" in d else "always"
         if scheme not in _SCHEMES:

@@ -26,5 +26,5 @@ class Punctuation(SplittingPreTokenizer):
         self._splitter = CharSplitter(regex_set("PUNCTUATION"), behavior)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Punctuation":
+    def from_config(cls, d: dict[str, Any], path: str) -> Punctuation:
         return cls(behavior_from_config(d, "behavior", path, default="isolated"))

@@ -56,7 +56,7 @@ class Sequence(PreTokenizerBase):
                                   for i in range(len(self.pretokenizers))]
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Sequence":
+    def from_config(cls, d: dict[str, Any], path: str) -> Sequence:
         from . import from_config  # the registry imports this module
 
         items = required(d, "pretokenizers", list, path)

@@ -31,9 +31,14 @@ from typing import Any, Literal
 
 from .._config import required
 from ..regex.oniguruma import Pattern, compile_literal, compile_onig, read_pattern
-from .split_behavior import (Behavior, EmptyMatches, PatternProof, RegexSplitter, SplittingPreTokenizer,
-                             behavior_from_config)
-
+from .split_behavior import (
+    Behavior,
+    EmptyMatches,
+    PatternProof,
+    RegexSplitter,
+    SplittingPreTokenizer,
+    behavior_from_config,
+)
 
 # Patterns known by heart, as tokenizer.json files spell them, and what is proven of their
 # isolated splits (`split_behavior.PatternProof`, which `parallel.resumable_scan` relies on):
@@ -85,7 +90,7 @@ class Split(SplittingPreTokenizer):
         self.splits_empty_text = self._splitter.splits_empty_text
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Split":
+    def from_config(cls, d: dict[str, Any], path: str) -> Split:
         pattern, is_regex, key = read_pattern(d, path)
         behavior = behavior_from_config(d, "behavior", path)
         invert = required(d, "invert", bool, path)

@@ -141,7 +141,7 @@ class RegexSplitter:
 
     __slots__ = ("pattern", "behavior", "invert", "_findall", "proof", "empty_matches", "splits_empty_text")
 
-    def __init__(self, pattern: "Pattern", behavior: Behavior, invert: bool = False,
+    def __init__(self, pattern: Pattern, behavior: Behavior, invert: bool = False,
                  proof: PatternProof | None = None, empty_matches: EmptyMatches = "drop") -> None:
         if empty_matches not in ("drop", "keep", "refuse"):
             raise ValueError(f"empty_matches must be 'drop', 'keep' or 'refuse', not {empty_matches!r}")
@@ -250,7 +250,7 @@ class CharSplitter:
         self.findall = self.pattern.findall
 
     @classmethod
-    def from_pieces_regex(cls, pieces_regex: str) -> "CharSplitter":
+    def from_pieces_regex(cls, pieces_regex: str) -> CharSplitter:
         """A splitter whose pieces are the matches of `pieces_regex` (V1; never empty matches)."""
         splitter = cls.__new__(cls)
         splitter.pattern = regex.compile(pieces_regex, regex.V1)

@@ -60,7 +60,7 @@ class UnicodeScripts(PreTokenizerBase):
         return {**self.__dict__, "_scripts": {}}
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "UnicodeScripts":
+    def from_config(cls, d: dict[str, Any], path: str) -> UnicodeScripts:
         return cls()
 
     def _spans(self, text: str) -> list[Span]:

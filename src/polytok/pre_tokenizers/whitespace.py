@@ -32,5 +32,5 @@ class Whitespace(SplittingPreTokenizer):
         self._splitter = RegexSplitter(pattern, "removed", invert=True)
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "Whitespace":
+    def from_config(cls, d: dict[str, Any], path: str) -> Whitespace:
         return cls()

@@ -23,5 +23,5 @@ class WhitespaceSplit(SplittingPreTokenizer):
         self._splitter = CharSplitter(WHITE_SPACE_CLASS, "removed")
 
     @classmethod
-    def from_config(cls, d: dict[str, Any], path: str) -> "WhitespaceSplit":
+    def from_config(cls, d: dict[str, Any], path: str) -> WhitespaceSplit:
         return cls()

@@ -48,10 +48,9 @@ from functools import lru_cache
 import regex
 
 from ..errors import FormatError
-from .oniguruma import OnigPattern
-from .fancy_class import (FOLDING_DIFFERS, literal, read_escape, translate_class, translate_class_text,
-                                unsupported)
+from .fancy_class import FOLDING_DIFFERS, literal, read_escape, translate_class, translate_class_text, unsupported
 from .guard import needs_bound
+from .oniguruma import OnigPattern
 
 __all__ = ["compile_fancy", "translate_fancy"]
 

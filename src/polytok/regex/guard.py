@@ -99,7 +99,7 @@ def statically_risky(pattern: str) -> bool:
     return any(_UNBOUNDED.search(body) or "|" in body for body in _group_bodies(pattern))
 
 
-def probe(native: "regex.Pattern[str]") -> bool:
+def probe(native: regex.Pattern[str]) -> bool:
     """Run the probes; True when one is slow or times out (the pattern then needs a bound)."""
     for text in _PROBES:
         # CPU time, and the faster of two runs: a busy machine that parks this process, or a
@@ -119,7 +119,7 @@ def probe(native: "regex.Pattern[str]") -> bool:
     return False
 
 
-def needs_bound(native: "regex.Pattern[str]", pattern: str) -> bool:
+def needs_bound(native: regex.Pattern[str], pattern: str) -> bool:
     """Whether matches of this pattern need a time bound (statically risky, or slow on a probe)."""
     return statically_risky(pattern) or probe(native)
 
@@ -157,7 +157,7 @@ class budget:
         self._n_chars = n_chars
         self._outermost = False
 
-    def __enter__(self) -> "budget":
+    def __enter__(self) -> budget:
         if _deadline.at is None:
             self._outermost = True
             _deadline.at = time.process_time() + time_bound(self._n_chars)

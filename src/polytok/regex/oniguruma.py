@@ -39,8 +39,8 @@ from typing import Any, TypeAlias
 
 import regex
 
-from . import oniguruma_classes as onig_classes
 from ..errors import FormatError
+from . import oniguruma_classes as onig_classes
 from .guard import bounded_call, budget, needs_bound
 
 
@@ -127,7 +127,7 @@ class OnigPattern:
 
     __slots__ = ("native", "pattern", "groups", "bounded")
 
-    def __init__(self, native: "regex.Pattern[str]", pattern: str, bounded: bool = False) -> None:
+    def __init__(self, native: regex.Pattern[str], pattern: str, bounded: bool = False) -> None:
         self.native = native
         self.pattern = pattern
         self.groups = native.groups
@@ -140,12 +140,12 @@ class OnigPattern:
             return text
         return text.translate(_STAND_INS)
 
-    def search(self, text: str, pos: int = 0) -> "regex.Match[str] | None":
+    def search(self, text: str, pos: int = 0) -> regex.Match[str] | None:
         if self.bounded:
             return bounded_call(self.native.search, self.pattern, self.view(text), pos)  # type: ignore[no-any-return]
         return self.native.search(self.view(text), pos)
 
-    def finditer(self, text: str) -> "Iterator[regex.Match[str]]":
+    def finditer(self, text: str) -> Iterator[regex.Match[str]]:
         if self.bounded:
             return iter(bounded_call(_all_matches(self.native), self.pattern, self.view(text)))
         return self.native.finditer(self.view(text))
@@ -159,7 +159,7 @@ class OnigPattern:
         return [text[m.start():m.end()] for m in self.native.finditer(view)]
 
 
-def _all_matches(native: "regex.Pattern[str]") -> Any:
+def _all_matches(native: regex.Pattern[str]) -> Any:
     """``finditer`` run to the end inside the caller's time bound."""
     return lambda text, timeout: list(native.finditer(text, timeout=timeout))
 
@@ -178,7 +178,7 @@ def compile_onig(pattern: str, key: str = "pattern") -> OnigPattern:
 
 
 @lru_cache(maxsize=256)
-def compile_literal(literal: str) -> "regex.Pattern[str]":
+def compile_literal(literal: str) -> regex.Pattern[str]:
     """A ``{"String": s}`` pattern: `s` taken literally."""
     return regex.compile(regex.escape(literal))
 
@@ -197,7 +197,7 @@ def read_pattern(d: dict[str, Any], path: str) -> tuple[str, bool, str]:
     return source, kind == "Regex", join(ppath, kind)
 
 
-def match_spans(pattern: "OnigPattern | regex.Pattern[str]", text: str) -> list[tuple[int, int]]:
+def match_spans(pattern: OnigPattern | regex.Pattern[str], text: str) -> list[tuple[int, int]]:
     """The (start, end) of every match, iterated as onig's ``find_iter`` does.
 
     After an empty match at the position where the previous match ended, onig
@@ -235,7 +235,7 @@ def _spans(search: Any, n: int) -> list[tuple[int, int]]:
     return spans
 
 
-def find_matches(pattern: "OnigPattern | regex.Pattern[str]", text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+def find_matches(pattern: OnigPattern | regex.Pattern[str], text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
     """Covering list of ``(start, end, is_match)`` pieces (HF ``Pattern::find_matches``)."""
     if not text:
         return [(0, 0, invert)]

@@ -25,10 +25,11 @@ import json
 import socket
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from . import api, checks
@@ -59,7 +60,7 @@ def _json_bytes(obj: Any) -> bytes:
 class Handler(BaseHTTPRequestHandler):
     """One connection's requests. `server` is a `PolytokServer` (registry, connections, allowed hosts)."""
 
-    server: "PolytokServer"
+    server: PolytokServer
     protocol_version = "HTTP/1.1"
     server_version = "polytok-serve"
 
@@ -148,7 +149,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(exc.status, {"error": exc.message, "status": exc.status}, close=True, extra=extra)
         except (ConnectionError, TimeoutError):  # the page gave up on this request (a newer keystroke aborted it)
             self.close_connection = True
-        except Exception:  # noqa: BLE001 - a bug: logged here, a plain 500 for the page
+        except Exception:
             traceback.print_exc(file=sys.stderr)
             self._send_json(500, {"error": "internal error (see the server's log)", "status": 500}, close=True)
 

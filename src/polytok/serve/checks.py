@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from .models import ApiError

@@ -22,8 +22,9 @@ divergence and its reason names are `polytok.parity.compare`'s, the stages are
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..encoding import Encoding
 from ..errors import PolytokError
@@ -44,7 +45,7 @@ FLAG_UNK = 16  # the unknown token: the text under it is lost
 _NOT_SPECIAL = ("nl", "unk")
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
 
-def special_set(tok: "Tokenizer") -> frozenset[int]:
+def special_set(tok: Tokenizer) -> frozenset[int]:
     """The ids the page marks as special: named special ids (not llama.cpp's newline ``nl`` nor ``unk``, an
     ordinary piece and its own flag), end-of-generation ids, special added tokens."""
     ids = {i for name, i in tok.special_ids.items() if name not in _NOT_SPECIAL} | set(tok.eog_ids)
@@ -64,7 +65,7 @@ def _flags(id_: int, piece: str, data: bytes, special: frozenset[int]) -> int:
     return flags
 
 
-def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
+def token_view(tok: Tokenizer, text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
     """The tokens of `text` for the page: ids, pieces, offsets, bytes (hex), flags, count.
 
     The ids are ``tok.encode_full(...).ids``, which equal ``tok.encode(...)`` (the same stages).
@@ -88,7 +89,7 @@ def token_view(tok: "Tokenizer", text: str, *, special: str | None, add_special:
             "bytes": hexes, "flags": flags, "count": len(enc.ids)}
 
 
-def _token_bytes(tok: "Tokenizer", id_: int, piece: str) -> bytes:
+def _token_bytes(tok: Tokenizer, id_: int, piece: str) -> bytes:
     try:
         return tok.token_bytes(id_)
     except PolytokError:  # an id no token has (a pad id past the vocabulary)
@@ -147,6 +148,6 @@ def _resync(oa: Sequence[Sequence[int]], ob: Sequence[Sequence[int]], i: int, j:
     return i, j
 
 
-def explain_view(tok: "Tokenizer", text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
+def explain_view(tok: Tokenizer, text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
     """`polytok.parity.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``)."""
     return asdict(explain(tok, text, special=special, add_special=add_special))

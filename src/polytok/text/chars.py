@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain
 
 import regex
@@ -102,7 +102,7 @@ def _every_char() -> str:
     return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
-@lru_cache(maxsize=None)
+@cache
 def regex_set(name: str) -> str:
     """A `regex` V1 set (with its brackets) matching exactly the frozen class `name`.
 

@@ -42,9 +42,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Literal
 from collections.abc import Iterable
 from operator import itemgetter
+from typing import Literal
 
 from . import unicode_tables as tables
 
@@ -81,7 +81,7 @@ def class_pattern(ranges: Iterable[tuple[int, int]]) -> str:
     return "(?:" + "|".join(alternatives) + ")"
 
 
-def compile_class(ranges: Iterable[tuple[int, int]]) -> "re.Pattern[str]":
+def compile_class(ranges: Iterable[tuple[int, int]]) -> re.Pattern[str]:
     return re.compile(class_pattern(ranges))
 
 
@@ -126,7 +126,7 @@ def _inert_ranges() -> tuple[tuple[int, int], ...]:
 
 
 @functools.cache
-def _inert_regexes() -> tuple["re.Pattern[str]", "re.Pattern[str]"]:
+def _inert_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
     pattern = class_pattern(_inert_ranges())
     return re.compile(pattern), re.compile(f"({pattern})")
 
