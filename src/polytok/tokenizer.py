@@ -19,12 +19,10 @@ word ids are split indices). `encode` is the fast path: plain strings and id
 lists, no offsets. `encode_full` keeps a `NormalizedString` per piece to
 report HF's `Encoding`.
 
-Both run with Python's cyclic garbage collector paused: the stages build no
-reference cycles, only many short-lived tuples and lists, and the collections
-they set off were pure cost (a cold encode of bench_en: 8 % of Mistral v1's
-``.model``, 15 % of botchan's Unigram; 245 collections over the three bench
-texts with GPT-2). The collector is switched back on when the call returns, if it
-was on when the call started.
+Both run with Python's cyclic garbage collector paused (`gc_pause`): the stages build no
+reference cycles, only many short-lived tuples and lists, and the collections they set
+off were pure cost (bench/README.md has the measurements). The collector is switched
+back on when the call returns, if it was on when the call started.
 """
 
 from __future__ import annotations
@@ -32,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .gc_pause import gc_paused
 from .decoders import IdsDecoder
 from .decoders.chain_decoder import ChainDecoder
 from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
 from .errors import EmptyMatchError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
 from .facts import FormatFacts
+from .gc_pause import gc_paused
 from .models import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -544,7 +542,7 @@ class Tokenizer:
         """
         return self.decoder.token_bytes(as_id(id))
 
-    def decode_stream(self, skip_special: bool = False) -> "DecodeStream":
+    def decode_stream(self, skip_special: bool = False) -> DecodeStream:
         """An incremental decoder: ``.step(id)`` returns the newly completed text (maybe "")."""
         from .decoders.stream import DecodeStream
 
