@@ -95,8 +95,8 @@ def _replacement(charsmap: Charsmap, index: int) -> bytes:
 
 def longest_match(charsmap: Charsmap, data: bytes, start: int) -> tuple[int, int]:
     """``(length, pool index)`` of the longest key that prefixes ``data[start:]``; length 0 if none."""
-    unit = charsmap._unit
-    offset = charsmap._offset
+    unit = charsmap.unit
+    offset = charsmap.unit_offset
     pos = offset(unit(0))
     best = (0, 0)
     for at in range(start, len(data)):
@@ -263,7 +263,7 @@ class LongestMatch:
 def _continuations(charsmap: Charsmap, raw: bytes) -> bool | frozenset[int]:
     """Walk `raw` down the trie: True if no key starts with it, False if a key ends within it,
     else the bytes that continue from there (keys longer than `raw`)."""
-    unit, offset, units = charsmap._unit, charsmap._offset, charsmap.units
+    unit, offset, units = charsmap.unit, charsmap.unit_offset, charsmap.units
     pos = offset(unit(0))
     for byte in raw:
         pos ^= byte
@@ -466,7 +466,6 @@ def space_changes(chunks: list[tuple[str, str]], space: str, prepend: bool, appe
                 if not merge:
                     text += space
         out.append((old, text))
-    if append:
-        if out:
-            out[-1] = (out[-1][0], out[-1][1] + space)
+    if append and out:
+        out[-1] = (out[-1][0], out[-1][1] + space)
     return out

@@ -113,28 +113,30 @@ class Charsmap:
         except UnicodeDecodeError as exc:
             raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
 
-    def _unit(self, pos: int) -> int:
+    def unit(self, pos: int) -> int:
+        """The double-array trie's unit at `pos` (bounds-checked)."""
         if pos >= len(self.units):
             raise EncodeError(f"precompiled_charsmap: trie index {pos} out of bounds ({len(self.units)} units)")
         return int(self.units[pos])
 
     @staticmethod
-    def _offset(unit: int) -> int:
+    def unit_offset(unit: int) -> int:
+        """The offset a trie unit encodes (darts-clone's ``offset``)."""
         return (unit >> 10) << ((unit & 0x200) >> 6)
 
     def first_prefix_value(self, key: bytes) -> int | None:
         """Pool index of the shortest key that is a prefix of `key` (stops at a NUL byte)."""
-        pos = self._offset(self._unit(0))
+        pos = self.unit_offset(self.unit(0))
         for byte in key:
             if byte == 0:
                 break
             pos ^= byte
-            unit = self._unit(pos)
+            unit = self.unit(pos)
             if unit & 0x800000FF != byte:
                 return None
-            pos ^= self._offset(unit)
+            pos ^= self.unit_offset(unit)
             if (unit >> 8) & 1:
-                return self._unit(pos) & 0x7FFFFFFF
+                return self.unit(pos) & 0x7FFFFFFF
         return None
 
     def transform(self, chunk: str) -> str | None:
