@@ -16,8 +16,8 @@ The order of the stages and how they meet follows HF tokenizers 0.23.3
 ``tokenizers/src/tokenizer/mod.rs`` (``encode_single_sequence``,
 ``post_process``, ``decode``) and ``pre_tokenizer.rs`` (``into_encoding``:
 word ids are split indices). `encode` is the fast path: plain strings and id
-lists, no offsets. `encode_full` keeps a `NormalizedString` per piece to
-report HF's `Encoding`.
+lists, no offsets (this module). `encode_full` keeps a `NormalizedString` per
+piece to report HF's `Encoding` (`offsets`); both end in `post_process`.
 
 Both run with Python's cyclic garbage collector paused (`gc_pause`): the stages build no
 reference cycles, only many short-lived tuples and lists, and the collections they set
@@ -28,36 +28,30 @@ back on when the call returns, if it was on when the call started.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .decoders import IdsDecoder
-from .decoders.chain_decoder import ChainDecoder
-from .encoding import Encoding, concat, merge_with, pad, truncate, window_ranges, with_sequence
-from .errors import EmptyMatchError, EncodeError, LoneSurrogateError, PolytokError, lone_surrogate_in
-from .facts import FormatFacts
-from .gc_pause import gc_paused
-from .models import Model
-from .normalized import NormalizedString
-from .normalizers import Normalizer
-from .post_processors import PostProcessor
-from .pre_tokenizers import PreTokenizer
-from .regex.guard import budget
-from .special import AddedToken, AddedVocabulary, SpecialTokens, with_empty_texts
-from .token_ids import as_id, as_ids
-from .truncation import Padding, Truncation
+from ..decoders import IdsDecoder
+from ..decoders.chain_decoder import ChainDecoder
+from ..errors import EmptyMatchError, LoneSurrogateError, lone_surrogate_in
+from ..facts import FormatFacts
+from ..gc_pause import gc_paused
+from ..models import Model
+from ..normalizers import Normalizer
+from ..post_processors import PostProcessor
+from ..pre_tokenizers import PreTokenizer
+from ..regex.guard import budget
+from ..special import AddedToken, AddedVocabulary, SpecialTokens, with_empty_texts
+from ..token_ids import as_id, as_ids
+from ..truncation import Padding, Truncation
+from .inputs import TextInput, n_chars, parses_special
+from .offsets import OffsetsPath
+from .post_process import PostProcess
 
 if TYPE_CHECKING:
-    from .decoders.stream import DecodeStream
+    from ..decoders.stream import DecodeStream
 
 
-class AlignedSplit(NamedTuple):
-    """One span of the special-token stage, normalized with its alignments to the input."""
-
-    start: int
-    end: int
-    token_id: int | None  # the special token the span is, or None for text
-    normalized: NormalizedString | None  # the text after the normalizer (None for a token)
-    parts: list[tuple[NormalizedString, int | None]]  # for the pre-tokenizer: text, or an added token in it
+__all__ = ["Tokenizer", "SpecialSplit"]
 
 
 class SpecialSplit(Protocol):
@@ -71,26 +65,8 @@ class SpecialSplit(Protocol):
     def split_normalized(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]: ...
 
 
-__all__ = ["Tokenizer"]
 
-TextInput = str | list[str]
-
-
-def _policy(special: SpecialTokens | str) -> bool:
-    """True when special markers are parsed."""
-    try:
-        return SpecialTokens(special) is SpecialTokens.PARSE
-    except ValueError:
-        raise PolytokError(f"special must be 'parse' or 'text' (polytok.SpecialTokens), not {special!r}") from None
-
-
-def _n_chars(text: Any, pair: Any) -> int:
-    """Characters of an input and its pair (a list of pre-split words counts each word)."""
-    return sum(len(t) if isinstance(t, str) else sum(len(w) for w in t if isinstance(w, str))
-               if isinstance(t, list) else 0 for t in (text, pair))
-
-
-class Tokenizer:
+class Tokenizer(PostProcess, OffsetsPath):
     """A loaded tokenizer. Build one with `polytok.load`."""
 
     def __init__(
@@ -230,9 +206,9 @@ class Tokenizer:
         """
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
-        parse_special = _policy(self.default_special if special is None else special)
+        parse_special = parses_special(self.default_special if special is None else special)
         try:
-            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex.guard.budget
+            with gc_paused(), budget(n_chars(text, pair)):  # see the module notes; regex.guard.budget
                 ids_a = self._sequence_ids(text, parse_special)
                 ids_b = self._sequence_ids(pair, parse_special) if pair is not None else None
                 return self._finish_ids(ids_a, ids_b, add_special)
@@ -253,7 +229,7 @@ class Tokenizer:
                 uses every core for batches of at least `parallel.MIN_CHARS` characters,
                 1 encodes in this process. The ids are the same either way.
         """
-        from . import parallel
+        from .. import parallel
 
         if workers is None:
             big = len(texts) > 1 and sum(len(t) for t in texts) >= parallel.MIN_CHARS
@@ -351,164 +327,6 @@ class Tokenizer:
             return
         out.extend(self.model.tokenize_all(self.pre_tokenizer.pre_tokenize(piece, at_origin)))
 
-    def post_process(self, ids: list[int], pair_ids: list[int] | None = None, *,
-                     add_special: bool = True) -> list[int]:
-        """The last stage on a sequence's ids (and its pair's): truncation, the post-processor's
-        additions and padding, as `encode` applies them (HF ``post_process``)."""
-        return self._finish_ids(ids, pair_ids, add_special)
-
-    def added_count(self, is_pair: bool = False, *, add_special: bool = True) -> int:
-        """How many ids the post-processor adds to any sequence (or pair), before truncation and padding."""
-        return self._reserved(is_pair, add_special)
-
-    def _finish_ids(self, ids_a: list[int], ids_b: list[int] | None, add_special: bool) -> list[int]:
-        if self.truncation is not None:
-            la, lb = self.truncation.lengths(len(ids_a), None if ids_b is None else len(ids_b),
-                                             self._reserved(ids_b is not None, add_special))
-            ids_a = self._first_window(ids_a, la)
-            if ids_b is not None and lb is not None:
-                ids_b = self._first_window(ids_b, lb)
-        if self.post_processor is not None:
-            ids = self.post_processor.process_ids(ids_a, ids_b, add_special)
-        else:
-            ids = ids_a + ids_b if ids_b is not None else ids_a
-        if self.padding is not None:
-            ids = self._pad_ids(ids, self.padding.target([len(ids)]))
-        return ids
-
-    def _first_window(self, ids: list[int], keep: int) -> list[int]:
-        assert self.truncation is not None
-        if keep >= len(ids):
-            return ids
-        if keep == 0:
-            return []
-        if self.truncation.stride >= keep:
-            raise EncodeError(f"truncation stride ({self.truncation.stride}) must be less than the "
-                              f"length left for the sequence ({keep})")
-        start, stop = window_ranges(len(ids), keep, self.truncation.stride, self.truncation.direction)[0]
-        return ids[start:stop]
-
-    def _reserved(self, is_pair: bool, add_special: bool) -> int:
-        if not add_special or self.post_processor is None:
-            return 0
-        return self.post_processor.added_tokens(is_pair)
-
-    def _pad_ids(self, ids: list[int], target: int) -> list[int]:
-        assert self.padding is not None
-        k = target - len(ids)
-        if k <= 0:
-            return ids
-        fill = [self.padding.pad_id] * k
-        return fill + ids if self.padding.direction == "left" else ids + fill
-
-    # -- encode: offsets path ---------------------------------------------------------
-
-    def encode_full(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
-                    special: SpecialTokens | str | None = None,
-                    truncation: Truncation | None | bool = True,
-                    padding: Padding | None | bool = True) -> Encoding:
-        """HF's `Encoding` of `text` (and `pair`): ids, tokens, offsets, word ids, masks, overflows.
-
-        Args:
-            text, pair, add_special, special: as for `encode`.
-            truncation: a `Truncation` for this call, False for none, True (default)
-                for the tokenizer's own (from the file, or `self.truncation`).
-            padding: likewise with `Padding`.
-
-        Returns:
-            The `Encoding`; offsets are character offsets into the input, as HF's
-            Python binding reports them.
-        """
-        parse_special = _policy(self.default_special if special is None else special)
-        trunc = self.truncation if truncation is True else (truncation or None)
-        padding_ = self.padding if padding is True else (padding or None)
-        try:
-            with gc_paused(), budget(_n_chars(text, pair)):  # see the module notes; regex.guard.budget
-                enc_a = self._sequence_encoding(text, parse_special, 0)
-                enc_b = self._sequence_encoding(pair, parse_special, 1) if pair is not None else None
-        except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
-            raise lone_surrogate_in([text, pair]) or exc from None
-        if trunc is not None:
-            la, lb = trunc.lengths(len(enc_a), None if enc_b is None else len(enc_b),
-                                   self._reserved(enc_b is not None, add_special))
-            enc_a = truncate(enc_a, la, trunc.stride, trunc.direction)
-            if enc_b is not None and lb is not None:
-                enc_b = truncate(enc_b, lb, trunc.stride, trunc.direction)
-        if self.post_processor is not None:
-            final = self.post_processor.process(enc_a, enc_b, add_special)
-        elif enc_b is not None:
-            final = merge_with(with_sequence(enc_a, 0, 0), with_sequence(enc_b, 1, 1))
-        else:
-            final = enc_a
-        if padding_ is not None:
-            final = pad(final, padding_.target([len(final)]), padding_.pad_id, padding_.pad_type_id,
-                        padding_.pad_token, padding_.direction)
-        return final
-
-    def _sequence_encoding(self, text: TextInput, parse_special: bool, type_id: int) -> Encoding:
-        if isinstance(text, str):
-            return self._text_encoding(text, parse_special, type_id, None)
-        if isinstance(text, list) and all(isinstance(word, str) for word in text):
-            return concat([self._text_encoding(word, parse_special, type_id, i) for i, word in enumerate(text)])
-        raise TypeError(f"expected a str or a list of str (pre-split words), not {type(text).__name__}")
-
-    def aligned_splits(self, text: str, parse_special: bool) -> list[AlignedSplit]:
-        """`split_special` and the normalizer, keeping alignments (HF ``extract_and_normalize``):
-        one `AlignedSplit` per span, with what the pre-tokenizer takes from it."""
-        added, normalizer = self.special_split, self.normalizer
-        out: list[AlignedSplit] = []
-        for start, end, token_id in self.split_special(text, parse_special):
-            ns = NormalizedString.from_original(text[start:end], start)
-            if token_id is not None:
-                out.append(AlignedSplit(start, end, token_id, None, [(ns, token_id)]))
-                continue
-            if normalizer is not None:
-                normalizer.normalize_aligned(ns)
-            if not ns.text and not self._empty_texts:
-                parts: list[tuple[NormalizedString, int | None]] = []
-            elif not added.has_normalized:
-                parts = [(ns, None)]
-            else:
-                found = added.split_normalized(ns.text, parse_special)
-                parts = [(ns.slice(s2, e2), id2) for s2, e2, id2 in found if e2 > s2]
-            out.append(AlignedSplit(start, end, None, ns, parts))
-        return out
-
-    def pre_tokens_aligned(self, piece: NormalizedString) -> list[NormalizedString]:
-        """`pre_tokens`, keeping each word's alignment to the input."""
-        if self.pre_tokenizer is None:
-            return [piece]
-        return self.pre_tokenizer.pre_tokenize_aligned(piece)
-
-    def model_tokens(self, word: str) -> list[tuple[int, str, int, int]]:
-        """The model stage on one word, with HF's token strings: ``(id, token, start, end)``,
-        `start`/`end` character offsets into `word`."""
-        model = self.model
-        return [(id_, model.token_value(id_, word, a, b), a, b) for id_, a, b in model.tokenize_spans(word)]
-
-    def _text_encoding(self, text: str, parse_special: bool, type_id: int, word_index: int | None) -> Encoding:
-        pieces: list[tuple[NormalizedString, int | None]] = []
-        for split in self.aligned_splits(text, parse_special):
-            for ns, token_id in split.parts:
-                if token_id is not None:
-                    pieces.append((ns, token_id))
-                else:
-                    pieces.extend((p, None) for p in self.pre_tokens_aligned(ns))
-        ids: list[int] = []
-        tokens: list[str] = []
-        offsets: list[tuple[int, int]] = []
-        words: list[int | None] = []
-        for index, (ns, token_id) in enumerate(pieces):
-            word = index if word_index is None else word_index
-            found = [(token_id, ns.text, 0, len(ns.text))] if token_id is not None else self.model_tokens(ns.text)
-            for id_, token, a, b in found:
-                ids.append(id_)
-                tokens.append(token)
-                offsets.append(ns.offsets(a, b) if b > a else ns.position(a))
-                words.append(word)
-        n = len(ids)
-        return Encoding(ids, tokens, offsets, words, [type_id] * n, [0] * n, [1] * n)
-
     # -- decode -------------------------------------------------------------------------
 
     def decode(self, ids: list[int], skip_special: bool = False) -> str:
@@ -544,7 +362,7 @@ class Tokenizer:
 
     def decode_stream(self, skip_special: bool = False) -> DecodeStream:
         """An incremental decoder: ``.step(id)`` returns the newly completed text (maybe "")."""
-        from .decoders.stream import DecodeStream
+        from ..decoders.stream import DecodeStream
 
         return DecodeStream(self, skip_special)
 
@@ -587,7 +405,7 @@ class Tokenizer:
                 error (with its line), or the template raised (``raise_exception``).
             StateTokenError: ids that break the state-token rules.
         """
-        from .chat.render import apply_chat_template
+        from ..chat.render import apply_chat_template
 
         return apply_chat_template(self, messages, add_generation_prompt=add_generation_prompt, tools=tools,
                                    documents=documents, continue_final_message=continue_final_message,
