@@ -131,7 +131,8 @@ def plain(value: Any) -> Any:
         return tuple(plain(v) for v in value)
     if type(value).__module__ == "numpy" and callable(getattr(value, "item", None)):
         return plain(value.item())
-    if (dataclasses.is_dataclass(value) and not isinstance(value, type)) or callable(getattr(value, "model_dump", None)):
+    is_dataclass_instance = dataclasses.is_dataclass(value) and not isinstance(value, type)
+    if is_dataclass_instance or callable(getattr(value, "model_dump", None)):
         return plain(_to_dicts(value))
     return f"<{type(value).__name__}>"
 

@@ -1,4 +1,6 @@
-"""``polytok tokenize-corpus MODEL INPUT... --out DIR`` and ``polytok verify-corpus DIR`` (hooked into `polytok.cli.main`).
+"""``polytok tokenize-corpus MODEL INPUT... --out DIR`` and ``polytok verify-corpus DIR``.
+
+Both are hooked into `polytok.cli.main`.
 
 See `polytok.corpus` for the shard format, the manifest, ``--resume`` and the engines.
 """
@@ -39,7 +41,8 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
                    help="apply the tokenizer file's truncation and padding, as encode does "
                         "(default: tokenize whole documents)")
     p.add_argument("--engine", choices=["local", "ray"], default="local")
-    p.add_argument("--workers", type=int, default=None, help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
     p.add_argument("--ray-address", default=None,
                    help="the Ray cluster to join (default: $RAY_ADDRESS, else a local instance)")
     modes(p)

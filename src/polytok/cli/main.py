@@ -244,7 +244,8 @@ def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add
 
     def count(name: str) -> tuple[int, int]:
         text = _read_text_file(name)
-        return len(tok.encode(text, add_special=add_special, special=special)), len(text.encode("utf-8", "surrogatepass"))
+        ids = tok.encode(text, add_special=add_special, special=special)
+        return len(ids), len(text.encode("utf-8", "surrogatepass"))
 
     progress = _Progress(sum(sizes))
     totals: dict[int, int] = {}

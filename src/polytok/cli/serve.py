@@ -54,7 +54,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         server = make_server(registry, args.host, args.port, quiet=args.quiet, allow_hosts=args.allow_host)
     except (OSError, OverflowError) as exc:
-        raise PolytokError(f"cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}") from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise PolytokError(f"cannot listen on {args.host}:{args.port}: {reason}") from None
     print(f"polytok serve: {server.url} ({len(registry.listing())} tokenizer(s); Ctrl-C stops)", flush=True)
     if not server.loopback:
         print(exposure_note(server), file=sys.stderr, flush=True)

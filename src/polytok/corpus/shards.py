@@ -22,6 +22,7 @@ bad record like any other.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -152,10 +153,8 @@ def write_atomic(path: str, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(temp, path)
     except OSError as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.remove(temp)
-        except OSError:
-            pass
         raise write_error(exc, path) from None
 
 

@@ -49,10 +49,9 @@ class Metaspace:
         legacy = required(d, "add_prefix_space", (bool, type(None)), path) if "add_prefix_space" in d else None
         if "str_rep" in d:
             required(d, "str_rep", (str, type(None)), path)
-        if legacy is False:
-            if scheme != "never":
-                raise FormatError("add_prefix_space does not match declared prepend_scheme",
-                                  key=join(path, "add_prefix_space"))
+        if legacy is False and scheme != "never":
+            raise FormatError("add_prefix_space does not match declared prepend_scheme",
+                              key=join(path, "add_prefix_space"))
         return cls(replacement, scheme, True if split is None else split)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -185,7 +185,8 @@ def _legacy_files(folder: Path, values: dict[str, Any], options: dict[str, Any],
     if legacy is None:
         return
     settings.files.append(str(added_path))
-    specials = {_text(values.get(k)) for k in NAMED_TOKENS} | {_text(t) for t in values.get("extra_special_tokens") or []}
+    specials = {_text(values.get(k)) for k in NAMED_TOKENS}
+    specials |= {_text(t) for t in values.get("extra_special_tokens") or []}
     for text, id_ in legacy.items():
         if not isinstance(id_, int) or isinstance(id_, bool):
             raise FormatError(f"expected an integer id, found {id_!r:.40}", file=str(added_path), key=text)

@@ -33,8 +33,8 @@ from .._config import MAX_JSON_DEPTH
 from ..errors import FormatError
 from .compressed import read_bytes
 
-__all__ = ["find", "where", "compressed_files", "parse_json", "parse_json_bytes", "read_json", "read_object", "read_text",
-           "read_file_bytes", "additional_templates"]
+__all__ = ["find", "where", "compressed_files", "parse_json", "parse_json_bytes", "read_json", "read_object",
+           "read_text", "read_file_bytes", "additional_templates"]
 
 GZ = ".gz"
 

@@ -177,7 +177,8 @@ def _flags(vocab_type: str, pre: PreType | None, kv: dict[str, Any]) -> dict[str
         for flag in ("add_bos", "add_sep"):
             if getattr(pre, flag) is not None:
                 flags[flag] = getattr(pre, flag)
-    for flag, key in (("add_space_prefix", Tokenizer.ADD_PREFIX), ("remove_extra_whitespaces", Tokenizer.REMOVE_EXTRA_WS),
+    for flag, key in (("add_space_prefix", Tokenizer.ADD_PREFIX),
+                      ("remove_extra_whitespaces", Tokenizer.REMOVE_EXTRA_WS),
                       ("add_bos", Tokenizer.ADD_BOS), ("add_eos", Tokenizer.ADD_EOS), ("add_sep", Tokenizer.ADD_SEP)):
         if isinstance(kv.get(key), bool):
             flags[flag] = kv[key]
@@ -368,7 +369,8 @@ def _special_ids_processor(vocab: GGUFVocab) -> Any:
     if vocab.vocab_type == "wpm":
         wanted = [ids.get("bos")], [ids.get("sep")]
     elif vocab.vocab_type in ("spm", "bpe", "ugm"):
-        wanted = ([ids.get("bos")] if vocab.flags["add_bos"] else [], [ids.get("eos")] if vocab.flags["add_eos"] else [])
+        wanted = ([ids.get("bos")] if vocab.flags["add_bos"] else [],
+                  [ids.get("eos")] if vocab.flags["add_eos"] else [])
     else:
         return None
     first = [i for i in wanted[0] if i is not None]

@@ -36,7 +36,8 @@ and ``int.from_bytes`` lengths by ~10%; a two-pass "offsets first, decode after"
 loop was slower still.  Lengths come from a bound ``Struct.unpack_from``, bound
 checks are one comparison per string, and a short read is caught as
 ``struct.error`` outside the loop.  Numeric arrays are one copy of their bytes into
-an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).  (gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)
+an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).
+(gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)
 """
 
 from __future__ import annotations
@@ -295,7 +296,7 @@ class _Reader:
         out: list[str] = []
         append = out.append
         try:
-            for i in range(count):
+            for i in range(count):  # noqa: B007 - `i` names the failing string in the errors below
                 (size,) = length(data, pos)
                 start = pos + 8
                 pos = start + size

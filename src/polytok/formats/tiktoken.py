@@ -188,7 +188,8 @@ def parse_ranks(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]
 
 def _parse_lines(data: bytes, file: str) -> tuple[list[bytes], list[int] | range]:
     """`parse_ranks` line by line, for any file the fast path does not take."""
-    entries: dict[bytes, tuple[int, int]] = {}  # as tiktoken's dict: a repeated token keeps its place, takes the last rank
+    # as tiktoken's dict: a repeated token keeps its place, takes the last rank
+    entries: dict[bytes, tuple[int, int]] = {}
     for number, line in enumerate(data.splitlines(), 1):
         if not line:
             continue

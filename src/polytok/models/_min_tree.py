@@ -1,4 +1,6 @@
-"""The lowest rank over a row of positions, leftmost among equals, kept as ranks change: the queue of the long-word merge loops.
+"""The lowest rank over a row of positions, leftmost among equals, kept as ranks change.
+
+The queue of the long-word merge loops.
 
 polytok's own structure (no reference engine has it); `_bpe_word.merge_tree` and
 `spm.SPM`'s merge loop keep one rank per live pair position in it, where HF

@@ -193,7 +193,10 @@ class Unigram(PieceListLookup):
         return self._rewrite_unknown(word, ids, ends)
 
     def _unknown_marker(self) -> int:
-        """The id of an unknown node in `_nodes` (-1 when `unk_id` is None: none, or llama.cpp's ``LLAMA_TOKEN_NULL``)."""
+        """The id of an unknown node in `_nodes`.
+
+        -1 when `unk_id` is None: none, or llama.cpp's ``LLAMA_TOKEN_NULL``.
+        """
         return -1 if self._unk_id is None else self._unk_id
 
     def _nodes(self, word: str) -> tuple[list[int], array[int]]:
@@ -286,7 +289,7 @@ def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
         raise FormatError(f"expected a [piece, score] pair, found {raw[index]!r:.60}", key=join(path, index))
     pieces = list(map(_first, raw))
     scores = list(map(_second, raw))
-    if raw and not set(map(type, pieces)) == {str}:
+    if raw and set(map(type, pieces)) != {str}:
         index = next(i for i, piece in enumerate(pieces) if type(piece) is not str)
         raise FormatError(f"expected a string, found {pieces[index]!r:.60}", key=join(join(path, index), 0))
     if raw and not set(map(type, scores)) <= {float, int}:

@@ -74,9 +74,8 @@ class BertNormalizer(NormalizerBase):
         return self.lowercase if self.strip_accents is None else self.strip_accents
 
     def normalize(self, text: str) -> str:
-        if self.clean_text:
-            if not text.isascii() or not text.isprintable():
-                text = _SPACE.sub(" ", _CONTROL.sub("", text))
+        if self.clean_text and (not text.isascii() or not text.isprintable()):
+            text = _SPACE.sub(" ", _CONTROL.sub("", text))
         if self.handle_chinese_chars and not text.isascii():
             if len(text) <= _CHUNK:
                 text = _space_chinese(text)

@@ -25,11 +25,12 @@ import pickle
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from typing import Any
 
-__all__ = ["available_workers", "can_fork", "end_children", "fork_child", "forking", "outcome", "run_shared", "shared_ints"]
+__all__ = ["available_workers", "can_fork", "end_children", "fork_child", "forking", "outcome", "run_shared",
+           "shared_ints"]
 
 
 def available_workers() -> int:
@@ -94,10 +95,8 @@ def end_children(pids: list[int]) -> None:
     """Kills and reaps children that are no longer wanted (or have already ended)."""
     for pid in pids:
         for end in (partial(os.kill, pid, signal.SIGKILL), partial(os.waitpid, pid, 0)):
-            try:
+            with suppress(OSError):
                 end()
-            except OSError:
-                pass
 
 
 def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[bool, Any]]:

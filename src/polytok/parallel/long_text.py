@@ -344,9 +344,9 @@ def encode_long(tok: Tokenizer, texts: list[str], *, add_special: bool, special:
 
     None when the pipeline is not one `resumable_scan.scanner_for` accepts, `workers` < 2,
     there is no safe ``fork``, the texts are shorter than `MIN_CHARS` in all or `special`
-    is not a `SpecialTokens` policy: the caller encodes in one process then. `on_done(n)` is called in this process with the
-    characters every process has finished since its last call, after each of this
-    process's parts and once at the end.
+    is not a `SpecialTokens` policy: the caller encodes in one process then. `on_done(n)`
+    is called in this process with the characters every process has finished since its
+    last call, after each of this process's parts and once at the end.
     """
     found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
     if found is None:

@@ -79,7 +79,8 @@ def _segment_stage(ta: Tokenizer, sa: Segment, sb: Segment) -> StageDiff | None:
     pieces_a = [x for p in sa.pre_tokens for x in p.pieces]
     pieces_b = [x for p in sb.pre_tokens for x in p.pieces]
     cut = "" if words_a == words_b else " (the pre-tokens differ too, but A's model on B's pre-tokens still differs)"
-    return StageDiff("model", f"{where}: same model input {_model_input(sa)!r}; pieces A {pieces_a} / B {pieces_b}{cut}")
+    pieces = f"pieces A {pieces_a} / B {pieces_b}{cut}"
+    return StageDiff("model", f"{where}: same model input {_model_input(sa)!r}; {pieces}")
 
 
 def _post_stage(ea: Explanation, eb: Explanation) -> StageDiff | None:

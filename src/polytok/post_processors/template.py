@@ -35,7 +35,7 @@ differ in length (and builds inconsistent encodings); polytok raises
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Union
+from typing import Any
 
 from .._config import as_object, join, required
 from ..encoding import Encoding, special_tokens_encoding
@@ -46,7 +46,7 @@ from .base import PostProcessorBase
 # ("seq", 0 | 1, type_id) or ("special", name, type_id)
 Piece = tuple[str, Any, int]
 # fast-path plan item: a sequence index, the ids of a special token, or the name of a missing one
-PlanItem = Union[int, list[int], str]
+PlanItem = int | list[int] | str
 
 
 def _piece(d: Any, path: str) -> Piece:

@@ -65,10 +65,9 @@ class Metaspace(PreTokenizerBase):
             raise FormatError(f"unknown prepend_scheme {scheme!r}, expected one of {', '.join(_SCHEMES)}",
                               key=join(path, "prepend_scheme"))
         optional(d, "str_rep", (str, type(None)), path)
-        if optional(d, "add_prefix_space", (bool, type(None)), path) is False:
-            if scheme != "never":
-                raise FormatError("add_prefix_space does not match declared prepend_scheme",
-                                  key=join(path, "add_prefix_space"))
+        if optional(d, "add_prefix_space", (bool, type(None)), path) is False and scheme != "never":
+            raise FormatError("add_prefix_space does not match declared prepend_scheme",
+                              key=join(path, "add_prefix_space"))
         split = optional(d, "split", (bool, type(None)), path)
         return cls(replacement, prepend_scheme=scheme, split=True if split is None else split)  # type: ignore[arg-type]
 

@@ -1,1 +1,2 @@
-"""The regex dialects of tokenizer files (Oniguruma, Rust fancy-regex) run with `regex`, and the time bound on risky patterns."""
+"""The regex dialects of tokenizer files (Oniguruma, Rust fancy-regex) run with `regex`,
+and the time bound on risky patterns."""

@@ -235,7 +235,8 @@ def _spans(search: Any, n: int) -> list[tuple[int, int]]:
     return spans
 
 
-def find_matches(pattern: OnigPattern | regex.Pattern[str], text: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+def find_matches(pattern: OnigPattern | regex.Pattern[str], text: str,
+                 invert: bool = False) -> list[tuple[int, int, bool]]:
     """Covering list of ``(start, end, is_match)`` pieces (HF ``Pattern::find_matches``)."""
     if not text:
         return [(0, 0, invert)]

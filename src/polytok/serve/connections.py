@@ -21,6 +21,7 @@ and the number of threads stays bounded.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -86,7 +87,5 @@ class Connections:
 
 def _hang_up(sock: socket.socket) -> None:
     """End a connection another thread is reading from: its read returns end-of-file at once."""
-    try:
+    with contextlib.suppress(OSError):  # already closed by its client
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:  # already closed by its client
-        pass

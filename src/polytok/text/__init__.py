@@ -1,1 +1,2 @@
-"""Text as the reference engines see it: character predicates, Unicode tables, normalization forms, the byte alphabet."""
+"""Text as the reference engines see it: character predicates, Unicode tables,
+normalization forms, the byte alphabet."""
