@@ -51,10 +51,10 @@ def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
 
 def _explain(args: argparse.Namespace) -> int:
     from ..parity.explain import explain
-    from .main import _load, _read_text
+    from .main import load_model, read_text_arg
 
-    tok = _load(args.model, args.option)
-    ex = explain(tok, _read_text(args.text), special=args.special, add_special=not args.no_add_special)
+    tok = load_model(args.model, args.option)
+    ex = explain(tok, read_text_arg(args.text), special=args.special, add_special=not args.no_add_special)
     print(ex.to_json() if args.json else ex.render())
     return 0
 
@@ -62,20 +62,20 @@ def _explain(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from ..parity import compare
     from ..parity.engines import PolytokSide, Side, reference_side
-    from .main import _load
+    from .main import load_model
 
     need = 2 if args.ref else 3
     if len(args.paths) < need:
         raise PolytokError("compare takes A B CORPUS... (or A CORPUS... --ref ENGINE)")
     if args.ref_file and not args.ref:
         raise PolytokError("--ref-file needs --ref")
-    side_a = PolytokSide(_load(args.paths[0], args.option), "A")
+    side_a = PolytokSide(load_model(args.paths[0], args.option), "A")
     if args.ref:
         path = args.ref_file or args.paths[0]
         side_b: Side = reference_side(args.ref, path, "B", _proxy(path, args.option, side_a))
         corpus = args.paths[1:]
     else:
-        side_b = PolytokSide(_load(args.paths[1], args.option), "B")
+        side_b = PolytokSide(load_model(args.paths[1], args.option), "B")
         corpus = args.paths[2:]
     texts = read_corpus(corpus, args.whole, args.field)
     report = compare(side_a, side_b, texts, explain=args.explain, add_special=not args.no_add_special,
@@ -86,12 +86,12 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _proxy(path: str, options: list[str], side_a: Any) -> Any:
     """polytok's reading of the engine's file (None when it cannot read it)."""
-    from .main import _load
+    from .main import load_model
 
     if path == side_a.path:
         return side_a.tokenizer
     try:
-        return _load(path, options)
+        return load_model(path, options)
     except PolytokError:
         return None
 

@@ -57,13 +57,13 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
 def _tokenize_corpus(args: argparse.Namespace) -> int:
     from .. import corpus
     from ..errors import PolytokError
-    from .main import _load, whole_documents
+    from .main import load_model, whole_documents
 
     if args.workers is not None and args.workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {args.workers}")
     if args.shard_mb <= 0:
         raise PolytokError(f"--shard-mb must be positive, not {args.shard_mb}")
-    tok = _load(args.model, args.option)
+    tok = load_model(args.model, args.option)
     whole_documents(tok, args.truncation, "tokenizing")  # the note on stderr; corpus.tokenize leaves them out
     if args.engine == "ray":  # Ray Data logs each dataset's plan and end at INFO: keep stderr for errors
         import logging

@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _load(model: str, options: list[str]) -> Tokenizer:
+def load_model(model: str, options: list[str]) -> Tokenizer:
     """`load` with the ``--option KEY=VALUE`` pairs as keyword options."""
     kwargs: dict[str, Any] = {}
     for item in options:
@@ -118,7 +118,8 @@ def _load(model: str, options: list[str]) -> Tokenizer:
     return load(model, **kwargs)
 
 
-def _read_text(arg: str) -> str:
+def read_text_arg(arg: str) -> str:
+    """A text argument: the argument itself, or standard input for ``-``."""
     return sys.stdin.read() if arg == "-" else arg
 
 
@@ -126,22 +127,22 @@ def _encode(args: argparse.Namespace) -> int:
     if len(args.args) > 2:
         raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
     model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
-    tok = _load(model, args.option)
+    tok = load_model(model, args.option)
     add_special = not args.no_add_special
     if args.json or args.tokens:
-        enc = tok.encode_full(_read_text(text), add_special=add_special, special=args.special)
+        enc = tok.encode_full(read_text_arg(text), add_special=add_special, special=args.special)
         if args.json:
             print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}, ensure_ascii=False))
         else:
             for id_, piece in zip(enc.ids, enc.tokens):
                 print(f"{id_}\t{piece!r}")
         return 0
-    print(" ".join(map(str, tok.encode(_read_text(text), add_special=add_special, special=args.special))))
+    print(" ".join(map(str, tok.encode(read_text_arg(text), add_special=add_special, special=args.special))))
     return 0
 
 
 def _decode(args: argparse.Namespace) -> int:
-    tok = _load(args.model, args.option)
+    tok = load_model(args.model, args.option)
     raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
     ids = []
     for position, item in enumerate(raw):
@@ -181,7 +182,7 @@ class _Progress:
 def _count(args: argparse.Namespace) -> int:
     from .. import parallel
 
-    tok = whole_documents(_load(args.model, args.option), args.truncation, "counting")
+    tok = whole_documents(load_model(args.model, args.option), args.truncation, "counting")
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
     add_special, special = not args.no_add_special, args.special
     workers = args.workers if args.workers is not None else parallel.available_workers()
@@ -356,7 +357,7 @@ def _inspect(args: argparse.Namespace) -> int:
         if args.option:  # as load refuses them for a GGUF
             raise PolytokError(f"{args.model}: the gguf reader takes no options (got {', '.join(args.option)})")
         return _inspect_gguf(args)
-    info = describe(_load(args.model, args.option))
+    info = describe(load_model(args.model, args.option))
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
         return 0
@@ -387,7 +388,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _chat(args: argparse.Namespace) -> int:
-    tok = _load(args.model, args.option)
+    tok = load_model(args.model, args.option)
     source = _read_text_file(args.conversation)
     try:
         data = json.loads(source)

@@ -43,14 +43,14 @@ def add_parser(sub: Any, loading: Any) -> dict[str, Any]:
 def _serve(args: argparse.Namespace) -> int:
     from ..errors import PolytokError
     from ..serve import Registry, make_server
-    from .main import _load
+    from .main import load_model
 
     if not 0 <= args.port <= 65535:
         raise PolytokError(f"cannot listen on port {args.port}: a port is 0 (any free one) to 65535")
     registry = Registry(args.root)
     registry.add_builtin("gpt2")
     for spec in args.models:
-        registry.add(spec, _load(spec, args.option))
+        registry.add(spec, load_model(spec, args.option))
     try:
         server = make_server(registry, args.host, args.port, quiet=args.quiet, allow_hosts=args.allow_host)
     except (OSError, OverflowError) as exc:

@@ -55,7 +55,7 @@ from ..post_processors.template import TemplateProcessing
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
 from .folder import parse_json_bytes
-from .tiktoken import _strict_b64, build_tiktoken
+from .tiktoken import build_tiktoken, strict_b64
 
 __all__ = ["read_tekken", "DEPRECATED_SPECIAL_TOKENS"]
 
@@ -199,7 +199,7 @@ def _vocab(data: dict[str, Any], size: int, path: Path) -> list[bytes]:
     try:
         ranks = list(map(_rank, vocab))
         encoded = list(map(_token_bytes, vocab))
-        token_bytes = list(map(_strict_b64, encoded))
+        token_bytes = list(map(strict_b64, encoded))
         if ranks != list(range(size)) or token_bytes[:256] != [bytes([b]) for b in range(min(size, 256))]:
             raise ValueError
     except (TypeError, KeyError, ValueError):
@@ -215,7 +215,7 @@ def _raise_bad_entry(vocab: list[Any], path: Path) -> NoReturn:
             raise FormatError(f"expected rank {i}", file=str(path), key=join(where, "rank"))
         text = _typed(entry, "token_bytes", str, path, where)
         try:
-            value = _strict_b64(text)
+            value = strict_b64(text)
         except ValueError:
             raise FormatError(f"not base64: {text!r:.40}", file=str(path), key=join(where, "token_bytes")) from None
         if i < 256 and value != bytes([i]):

@@ -106,12 +106,12 @@ from ..tokenizer import Tokenizer
 from .compressed import read_bytes
 from .tiktoken_known import KNOWN_RANKS
 
-__all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks"]
+__all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks", "strict_b64"]
 
 # the common shape, the whole file at once: possessive, so `re` never backtracks (12 ms for 200k
 # lines); its tokens are then decoded as tiktoken decodes them, and anything else read line by line
 _FILE = re.compile(rb"(?:(?:[A-Za-z0-9+/=]++ [0-9]++)?\r?\n)*+(?:[A-Za-z0-9+/=]++ [0-9]++)?")
-_strict_b64 = partial(a2b_base64, strict_mode=True)  # tekken.json's vocabulary (mistral-common decodes strictly)
+strict_b64 = partial(a2b_base64, strict_mode=True)  # tekken.json's vocabulary (mistral-common decodes strictly)
 _ALPHABET = "".join(BYTES_TO_CHARS)  # a charmap: byte b decodes to BYTES_TO_CHARS[b]
 _SPARSE = 16  # ids are kept in a table by id: refuse one more than this many times larger than needed
 
