@@ -130,8 +130,10 @@ def report(rows: dict, text_bytes: int, args: argparse.Namespace) -> int:
     for name, runs in rows.items():
         fastest = min(runs, key=lambda r: r["seconds"])
         best[name] = text_bytes / fastest["seconds"] / 1e6
+        all_runs = " ".join(format(r["seconds"], ".2f") for r in runs)
         print(f"{name:<10} {best[name]:>7.2f} {fastest['tokens'] / fastest['seconds']:>10,.0f} "
-              f"{fastest['seconds']:>8.2f} {fastest['cpu_seconds']:>6.2f} {fastest['first_shard_s']:>9.2f} {fastest['after_first_mb_s']:>10.2f}  {' '.join(format(r['seconds'], '.2f') for r in runs)}")
+              f"{fastest['seconds']:>8.2f} {fastest['cpu_seconds']:>6.2f} {fastest['first_shard_s']:>9.2f} "
+              f"{fastest['after_first_mb_s']:>10.2f}  {all_runs}")
     if "local x1" in best and "local x2" in best:
         # runs made one after the other, paired: this host's speed drifts by 20 % over minutes
         pairs = sorted(a["seconds"] / b["seconds"] / 2 for a, b in zip(rows["local x1"], rows["local x2"]))

@@ -73,8 +73,10 @@ def bench_row(row: Row, corpora: list[str], size: int) -> dict:
         for shape in SHAPES:
             ours, ref = results[corpus, shape, "polytok"], results[corpus, shape, "reference"]
             entry[shape] = {"mb": ours["mb"], "same_ids": ours["ids"] == ref["ids"],
-                            "cold_mb_s": {"polytok": ours["mb"] / ours["cold_s"], "reference": ref["mb"] / ref["cold_s"]},
-                            "warm_mb_s": {"polytok": ours["mb"] / ours["warm_s"], "reference": ref["mb"] / ref["warm_s"]}}
+                            "cold_mb_s": {"polytok": ours["mb"] / ours["cold_s"],
+                                          "reference": ref["mb"] / ref["cold_s"]},
+                            "warm_mb_s": {"polytok": ours["mb"] / ours["warm_s"],
+                                          "reference": ref["mb"] / ref["warm_s"]}}
         out["corpora"][corpus] = entry
     return out
 

@@ -20,6 +20,7 @@ Cache: $POLYTOK_FIXTURE_CACHE, else ~/.cache/polytok/fixtures, as <name>/<file>.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -128,25 +129,22 @@ def _http_get(url: str, dest: Path | None = None) -> tuple[bytes, str]:
     request = urllib.request.Request(url, headers={"User-Agent": "polytok-tests"})
     digest, parts = hashlib.sha256(), []
     try:
-        with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
-            out = open(dest, "wb") if dest is not None else None
-            try:
-                for chunk in iter(lambda: response.read(_CHUNK), b""):
-                    digest.update(chunk)
-                    if out is not None:
-                        out.write(chunk)
-                    else:
-                        parts.append(chunk)
-            finally:
+        with (urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response,
+              open(dest, "wb") if dest is not None else contextlib.nullcontext() as out):
+            for chunk in iter(lambda: response.read(_CHUNK), b""):
+                digest.update(chunk)
                 if out is not None:
-                    out.close()
+                    out.write(chunk)
+                else:
+                    parts.append(chunk)
     except (OSError, HTTPException, ValueError) as err:
         raise FetchError(f"GET {url} failed: {err}") from err
     return b"".join(parts), digest.hexdigest()
 
 
 def _npm_registry() -> str:
-    configured = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY")
+    # npm hands its settings to the scripts it runs in lower case, so that spelling is read first
+    configured = os.environ.get("npm_config_registry") or os.environ.get("NPM_CONFIG_REGISTRY")  # noqa: SIM112
     return configured or _npm_client_registry()
 
 

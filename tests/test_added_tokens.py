@@ -56,7 +56,8 @@ WS = {"type": "WhitespaceSplit"}
 
 
 def test_file_ids_are_reassigned_in_order():
-    data = _json([_added("<new1>", id=999, special=True), _added("hello", id=5), _added("<new2>", id=3)], pre_tokenizer=WS)
+    data = _json([_added("<new1>", id=999, special=True), _added("hello", id=5), _added("<new2>", id=3)],
+                 pre_tokenizer=WS)
     ref, ours = _same(data, ["<new1> hello <new2>", "<new2><new1>"])
     for content in ("<new1>", "<new2>", "hello"):
         assert ours.token_to_id(content) == ref.token_to_id(content)
@@ -102,7 +103,8 @@ def test_normalized_tokens_match_the_normalized_text():
 def test_added_tokens_are_decoded_through_the_byte_level_decoder():
     vocab = {chr(c): i for i, c in enumerate(range(33, 127))}
     data = _json([_added("đem", normalized=False), _added("<|im_start|>", special=True)],
-                 pre_tokenizer={"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+                 pre_tokenizer={"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                                "use_regex": True},
                  decoder={"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
                  model={"type": "BPE", "vocab": vocab, "merges": []})
     ref, ours = _both(data)

@@ -92,7 +92,8 @@ def test_inspect_gguf_shows_llama_cpps_special_table():
     from fixtures import gguf_vocab_path
 
     path = gguf_vocab_path("qwen2")
-    header = json.loads(_gzip.open(Path(__file__).parent / "golden" / "gguf" / "qwen2.jsonl.gz", "rt").readline())
+    with _gzip.open(Path(__file__).parent / "golden" / "gguf" / "qwen2.jsonl.gz", "rt") as lines:
+        header = json.loads(lines.readline())
     out = run("inspect", str(path), "--json")
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)

@@ -14,8 +14,8 @@ from tokenizers.decoders import DecodeStream  # noqa: E402
 
 NAMES = ["gpt2", "llama2", "llama3", "mistral-v3-hf-converted", "bert-base-uncased", "albert-base-v2-tf5",
          "gemma3", "qwen3", "chatglm3", "marian-nmt"]
-TEXTS = ["Hello  world é 日本\n x", "Hi 日本語 🤗!", "  leading", "a\u0301 b \U0001f468\u200d\U0001f469\u200d\U0001f467",
-         "<s>[INST] hi [/INST]</s>", "x" * 50]
+TEXTS = ["Hello  world é 日本\n x", "Hi 日本語 🤗!", "  leading",
+         "a\u0301 b \U0001f468\u200d\U0001f469\u200d\U0001f467", "<s>[INST] hi [/INST]</s>", "x" * 50]
 
 
 @functools.lru_cache(maxsize=1)

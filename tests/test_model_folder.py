@@ -42,7 +42,8 @@ def test_folder_equals_reference_with_config_tokens(name):
     ref, config = _reference(folder)
     ours = polytok.load(folder)
     assert len(ours) == ref.get_vocab_size(with_added_tokens=True)
-    texts = list(edge_texts())[::3] + [f"a {t['content']}b" for t in config.get("added_tokens_decoder", {}).values()][:50]
+    added = config.get("added_tokens_decoder", {}).values()
+    texts = list(edge_texts())[::3] + [f"a {t['content']}b" for t in added][:50]
     for text in texts:
         assert ours.encode(text) == ref.encode(text).ids, text
     for key in ("bos_token", "eos_token"):

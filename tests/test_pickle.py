@@ -165,10 +165,10 @@ def _transformers_case(label: str, files: dict[str, Path], target: str, ref: Any
     case = Case(label, files, target)
     for text in texts:
         for add in (True, False):
-            ids = reference(lambda: ref(text, add_special_tokens=add)["input_ids"])
+            ids = reference(lambda text=text, add=add: ref(text, add_special_tokens=add)["input_ids"])
             case.add(("encode", text, add, "parse"), ids)
             case.add(("encode", text, add, "text"),
-                     reference(lambda: ref_as_text(text, add_special_tokens=add)["input_ids"]))
+                     reference(lambda text=text, add=add: ref_as_text(text, add_special_tokens=add)["input_ids"]))
             if add and ids is not RAISES:
                 for skip in (False, True):
                     case.add(("decode", ids, skip), ref.decode(ids, skip_special_tokens=skip))

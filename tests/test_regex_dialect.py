@@ -79,7 +79,8 @@ def test_translation_of_flags_and_anchors():
     (r"[^\s\p{L}\p{N}]+", "a\u0c5c!b"),
     (r"\b", "a\u200db\u200cc ½x"),
     (r"\w+\B", "abc ab"),
-    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+     r"|\s*[\r\n]+|\s+(?!\S)|\s+",
      "I'M \ua7ce\u0c5c 1234 ok?!\n\n  x"),
 ])
 def test_newer_code_points_and_word_boundaries(pattern, text):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import itertools
 import json
 import random
@@ -152,7 +153,7 @@ def fuzz_json(name: str, path: Path, kind: str, timeout: float, escapes: list[st
         target = Path(tmp) / path.name
         for what, tree in json_mutants(data):
             if kind == "json":
-                counts[attempt(lambda: parse_tokenizer_json(tree), f"{name}: {what}", timeout, escapes)] += 1
+                counts[attempt(functools.partial(parse_tokenizer_json, tree), f"{name}: {what}", timeout, escapes)] += 1
                 continue
             target.write_text(json.dumps(tree), encoding="utf-8")
             counts[attempt(lambda: polytok.load(target), f"{name}: {what}", timeout, escapes)] += 1
@@ -172,7 +173,8 @@ def fuzz_bytes(name: str, path: Path, options: dict[str, Any], rounds: int, rng:
             mutants = itertools.chain(mutants, rank_mutants(raw, rng, rounds))
         for what, mutant in mutants:
             target.write_bytes(mutant)
-            counts[attempt(lambda: polytok.load(target, **options), f"{name}/{path.name}: {what}", timeout, escapes)] += 1
+            outcome = attempt(lambda: polytok.load(target, **options), f"{name}/{path.name}: {what}", timeout, escapes)
+            counts[outcome] += 1
 
 
 def main() -> int:
@@ -252,7 +254,7 @@ def gguf_value_mutants(base: list[tuple[Any, Any, Any]], keys: list[str]) -> Ite
         yield f"del {key}", pack_gguf(rest)
         for vtype, value in samples["scalar"] + samples["array"]:
             yield f"{key} = {vtype} {value!r}", pack_gguf(rest + [(key, vtype, value)])
-    for index, (key, vtype, value) in enumerate(base):
+    for key, vtype, value in base:
         if not isinstance(vtype, tuple):
             continue
         data = pack_gguf(base)

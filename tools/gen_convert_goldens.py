@@ -128,7 +128,8 @@ def generate(name: str, python: str, work: Path) -> int:
     differing = sorted(k for k in set(digests) | set(mine) if digests.get(k) != mine.get(k))
     header = {"engine": "llama-cpp-python", "version": llama_cpp.__version__,
               "converter": "llama-cpp-python 0.3.36 sdist vendor/llama.cpp/convert_hf_to_gguf.py --vocab-only",
-              "folder": name, "inputs": shas, "config_json": (folder / "config.json").read_text(encoding="utf-8"), "converter_warnings": warnings, "digests": digests,
+              "folder": name, "inputs": shas, "config_json": (folder / "config.json").read_text(encoding="utf-8"),
+              "converter_warnings": warnings, "digests": digests,
               "facts": a["facts"], "polytok_redefinitions": [r.__dict__ for r in report.redefinitions]}
     OUT.mkdir(parents=True, exist_ok=True)
     lines = [header] + a["rows"]

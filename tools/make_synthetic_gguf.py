@@ -8,7 +8,8 @@ characters as NORMAL tokens, the entries of one rule, and one merge no test
 text can use (bytes 0x00 0x01; llama.cpp refuses a BPE file without merges):
 
 - ``rules``: a NORMAL ``<|im_end|>`` (found as EOT by its text, so CONTROL) and a
-  NORMAL ``<turn|>`` (an end-of-generation text: CONTROL too), a NORMAL ``<s>`` (not special by its shape), USER_DEFINED ``<u>``,
+  NORMAL ``<turn|>`` (an end-of-generation text: CONTROL too), a NORMAL ``<s>`` (not
+  special by its shape), USER_DEFINED ``<u>``,
   ``XY`` and ``YZW`` (carved even when markers are read as text; longest first),
   a CONTROL ``<c>``;
 - ``harmony``: ``<|return|>``, ``<|call|>``, ``<|end|>`` CONTROL (gpt-oss: ``<|end|>``
@@ -35,8 +36,8 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED = 1, 2, 3, 4
 
 RULES = {
     "rules": ("synthetic-rules", "gpt-2",
-              [("<|im_end|>", NORMAL), ("<turn|>", NORMAL), ("<s>", NORMAL), ("<u>", USER_DEFINED), ("XY", USER_DEFINED),
-               ("YZW", USER_DEFINED), ("<c>", CONTROL)]),
+              [("<|im_end|>", NORMAL), ("<turn|>", NORMAL), ("<s>", NORMAL), ("<u>", USER_DEFINED),
+               ("XY", USER_DEFINED), ("YZW", USER_DEFINED), ("<c>", CONTROL)]),
     "harmony": ("synthetic-harmony", "gpt-2",
                 [("<|return|>", CONTROL), ("<|call|>", CONTROL), ("<|end|>", CONTROL), ("<|channel|>", CONTROL)]),
     "gemma4-eos": ("synthetic-gemma4", "gpt-2", [("<|tool_response>", CONTROL), ("</s>", CONTROL)]),

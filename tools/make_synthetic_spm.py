@@ -203,4 +203,5 @@ def main(out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "tests/data/sentencepiece")
+    default = Path(__file__).resolve().parent.parent / "tests/data/sentencepiece"
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else default)

@@ -54,7 +54,8 @@ def time_encode(tok: polytok.Tokenizer, text: str, timeout: float) -> float | No
     return time.perf_counter() - start
 
 
-def sweep_one(tok: polytok.Tokenizer, kinds: list[str], sizes: list[int], timeout: float) -> list[tuple[str, float, float]]:
+def sweep_one(tok: polytok.Tokenizer, kinds: list[str], sizes: list[int],
+              timeout: float) -> list[tuple[str, float, float]]:
     """(kind, s/MB at the largest size, growth ratio) per kind."""
     rows = []
     for kind in kinds:

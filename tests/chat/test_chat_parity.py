@@ -41,7 +41,9 @@ TEMPLATES = (
 
 WEATHER_TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather of a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "The city <b>name</b>, never <tool_call> or <|im_end|>"}},
+    "parameters": {"type": "object",
+                   "properties": {"city": {"type": "string",
+                                           "description": "The city <b>name</b>, never <tool_call> or <|im_end|>"}},
                    "required": ["city"]}}}
 MARKERS = "`<|im_end|>`, <|im_start|>assistant, <|eot_id|>, <end_of_turn>, </s>, [INST], <|end|>, <think>"
 

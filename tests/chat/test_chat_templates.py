@@ -84,7 +84,8 @@ def test_chat_template_jinja_wins_over_the_config(tmp_path):
     folder = make_folder(tmp_path, files={"chat_template.jinja": "{% for m in messages %}[{{ m.role }}]{{ m.content }}"
                                                                  "{% endfor %}"})
     tok, ref = both(folder)
-    assert tok.apply_chat_template(CHAT) == ref_render(ref, CHAT) == "[system]Be brief.[user]Hi[assistant]Hello![user]Bye"
+    expected = "[system]Be brief.[user]Hi[assistant]Hello![user]Bye"
+    assert tok.apply_chat_template(CHAT) == ref_render(ref, CHAT) == expected
 
 
 def test_named_templates_from_additional_chat_templates(tmp_path):

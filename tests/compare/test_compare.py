@@ -234,7 +234,8 @@ def _raises(tok, text):
 def test_redefinitions_of_every_synthetic_folder_are_named():
     pytest.importorskip("google.protobuf", reason="transformers reads a .model folder only with protobuf")
     for folder in ("tests/data/convert/arctic", "tests/data/convert/internlm2"):
-        config = json.loads(open(f"{folder}/tokenizer_config.json", encoding="utf-8").read())
+        with open(f"{folder}/tokenizer_config.json", encoding="utf-8") as f:
+            config = json.load(f)
         tok = polytok.load(folder)
         spm = pytest.importorskip("sentencepiece").SentencePieceProcessor(model_file=f"{folder}/tokenizer.model")
         redefined = [v["content"] for k, v in config["added_tokens_decoder"].items()

@@ -33,12 +33,14 @@ def _outcome(call):
         return f"EncodeError: {exc}"
 
 
-def _check_ids(tok: polytok.Tokenizer, label: str, add: bool = True, modes: tuple[str, ...] = ("parse", "text")) -> None:
+def _check_ids(tok: polytok.Tokenizer, label: str, add: bool = True,
+               modes: tuple[str, ...] = ("parse", "text")) -> None:
     bad = []
     for special in modes:
         for text in edge_texts():
-            want = _outcome(lambda: tok.encode(text, add_special=add, special=special))
-            got = _outcome(lambda: polytok.explain(tok, text, add_special=add, special=special).ids)
+            want = _outcome(functools.partial(tok.encode, text, add_special=add, special=special))
+            got = _outcome(lambda text=text, special=special:
+                           polytok.explain(tok, text, add_special=add, special=special).ids)
             if got != want:
                 bad.append(f"{label} add_special={add} special={special} {text[:40]!r}: {got[:8]} != {want[:8]}")
     assert not bad, f"{len(bad)} texts:\n" + "\n".join(bad[:5])
@@ -86,8 +88,8 @@ def _hf_stage_mismatches(name: str) -> list[str]:
             words = ref.pre_tokenizer.pre_tokenize_str(normalized)
             if [w for w, _ in words] != [p.text for p in seg.pre_tokens]:
                 out.append(f"{name} {text[:30]!r}: pre-tokens {[p.text for p in seg.pre_tokens]}, HF {words}")
-            elif normalized == seg.text and \
-                    [(seg.start + a, seg.start + b) for _, (a, b) in words] != [(p.start, p.end) for p in seg.pre_tokens]:
+            elif normalized == seg.text and ([(seg.start + a, seg.start + b) for _, (a, b) in words]
+                                             != [(p.start, p.end) for p in seg.pre_tokens]):
                 out.append(f"{name} {text[:30]!r}: offsets {[(p.start, p.end) for p in seg.pre_tokens]}, HF {words}")
     return out
 

@@ -234,7 +234,8 @@ def test_transformers_appends_the_redefined_texts_polytok_does_not():
     hf_ids = hf.encode("<|im_start|>", add_special_tokens=False)
     assert hf_ids[0] >= size and len(hf) > size
     tok = polytok.load(SYNTHETIC / "arctic")
-    assert tok.encode("<|im_start|>", add_special=False, special="parse") == [base_ids("arctic", ARCTIC)["<|im_start|>"]]
+    expected = [base_ids("arctic", ARCTIC)["<|im_start|>"]]
+    assert tok.encode("<|im_start|>", add_special=False, special="parse") == expected
 
 
 def _redefined_gpt2_folder(tmp_path: Path, id_: int) -> tuple[Path, str, dict]:

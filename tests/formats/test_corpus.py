@@ -119,7 +119,7 @@ def test_lines_on_split_boundaries(tmp_path: Path, shard_bytes: int) -> None:
     path.write_bytes(b"".join(b"line %02d\n" % i for i in range(12)))
     m = corpus.tokenize("gpt2", [str(path)], str(tmp_path / "o"), shard_bytes=shard_bytes, workers=2)
     tok = polytok.load("gpt2")
-    assert read_bin_shards(tmp_path / "o") == [tok.encode("line %02d" % i) for i in range(12)]
+    assert read_bin_shards(tmp_path / "o") == [tok.encode(f"line {i:02d}") for i in range(12)]
     assert (m["documents"], m["input_lines"], len(m["shards"])) == (12, 12, -(-96 // shard_bytes))
 
 

@@ -175,7 +175,8 @@ def test_the_folder_search_is_the_documented_order(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("first, second", list(itertools.combinations(range(len(FOLDER)), 2)),
-                         ids=[f"{FOLDER[a][0]}>{FOLDER[b][0]}" for a, b in itertools.combinations(range(len(FOLDER)), 2)])
+                         ids=[f"{FOLDER[a][0]}>{FOLDER[b][0]}"
+                              for a, b in itertools.combinations(range(len(FOLDER)), 2)])
 def test_a_folder_is_read_by_its_first_file(first: int, second: int, tmp_path: Path) -> None:
     name, files, expected = FOLDER[first]
     _write(tmp_path / "alone", files)

@@ -27,7 +27,8 @@ NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_and_detokenize_equal_llama_cpp(name):
-    rows = [json.loads(line) for line in gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8")][1:]
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines][1:]
     path = gguf_vocab_path(name)
     tok = polytok.load(path)
     reports = []
@@ -48,7 +49,8 @@ def test_ids_and_detokenize_equal_llama_cpp(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_special_ids_and_eog_set_on_the_tokenizer(name):
-    header = json.loads(gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8").readline())
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        header = json.loads(lines.readline())
     tok = polytok.load(gguf_vocab_path(name))
     assert sorted(tok.eog_ids) == header["eog"]
     for key, value in header["special_ids"].items():

@@ -23,7 +23,8 @@ NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz
 
 @pytest.mark.parametrize("name", NAMES)
 def test_stream_equals_llama_detokenize(name):
-    rows = [json.loads(line) for line in gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8")][1:]
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines][1:]
     tok = polytok.load(gguf_vocab_path(name))
     for row in rows:
         for key, skip in (("detok_keep", False), ("detok_skip", True)):

@@ -45,7 +45,8 @@ TOOL = _tool()
 
 
 def _golden(name):
-    rows = [json.loads(line) for line in gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8")]
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
     return rows[0], rows[1:]
 
 

@@ -28,7 +28,8 @@ CATEGORIES = ("bos", "eos", "eot", "sep", "pad", "mask", "fim_pre", "fim_suf", "
 
 @functools.lru_cache(maxsize=1)
 def _load(name):
-    rows = [json.loads(line) for line in gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8")]
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
     path = gguf_vocab_path(name)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == rows[0]["sha256"], "golden made from another file"
     return rows[0], rows[1:], read_gguf_vocab(path)

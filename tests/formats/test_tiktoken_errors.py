@@ -12,7 +12,8 @@ from tiktoken.load import load_tiktoken_bpe
 import polytok
 from polytok.formats.tiktoken import mergeable_ranks, read_tiktoken
 
-PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+           r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
 
 
 def _ranks_file(tmp_path, extra: list[bytes] = (), name: str = "tiny.tiktoken", eol: bytes = b"\n"):

@@ -21,7 +21,8 @@ from tiktoken.load import load_tiktoken_bpe
 import polytok
 from polytok.formats.tiktoken import mergeable_ranks, read_tiktoken
 
-PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+PATTERN = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+           r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
 TOKENS = [bytes([b]) for b in range(256)] + [b"ab", b"abc", b" the", b"\xe2\x82", b"\xe2\x82\xac"]
 TEXTS = ["abc the abcab €€ ab", "It's 12345 xy", "ab\r\nabc  \n"]
 

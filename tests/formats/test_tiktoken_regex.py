@@ -72,8 +72,8 @@ TEXTS = ["x\n", "ab \n", "ab\n\n", "a  \nb", "  ", " \n \n", "x", "It's ŉ 'S '�
          "I'M HERE 'LL 'Re 'vE", "a1234567 89\r\n\r\n  /x/ \n\n", "ǅungla Ǆ ǆ", "e\u0301\u0301x"]
 
 
-@pytest.mark.parametrize("pattern", [r"x$|.", r"\w+$|\w+\n|.", r"\s+$|\S+|\s", r"\s++$|\s+(?!\S)|\s|\S+", r"(?s:.)", r"x\z|.",
-                                     *sorted({row.pattern for row in KNOWN_RANKS.values()})])
+@pytest.mark.parametrize("pattern", [r"x$|.", r"\w+$|\w+\n|.", r"\s+$|\S+|\s", r"\s++$|\s+(?!\S)|\s|\S+", r"(?s:.)",
+                                     r"x\z|.", *sorted({row.pattern for row in KNOWN_RANKS.values()})])
 def test_patterns_split_as_tiktoken(pattern):
     _, ref = _engines(pattern)
     tok = build_tiktoken(list(BYTES), range(256), pattern, {}, source="bytes")

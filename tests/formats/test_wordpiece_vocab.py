@@ -6,6 +6,7 @@ BertTokenizerFast.from_pretrained(folder) for the config cases), never from poly
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -27,10 +28,8 @@ def _texts() -> list[str]:
     """The edge texts and 4000-character slices of the bench texts (when ../shared/fixtures has them)."""
     texts = fixtures.edge_texts()
     for name in ("en", "code", "multi"):
-        try:
+        with contextlib.suppress(pytest.skip.Exception):
             texts.append(fixtures.bench_slice(name, 4000))
-        except pytest.skip.Exception:
-            pass
     return texts
 
 
@@ -133,7 +132,8 @@ def test_folder_config_as_from_pretrained(tmp_path: Path, case: str) -> None:
                                                                  **options)
     tok = read_wordpiece_vocab(tmp_path / "vocab.txt", **options)
     assert tok.get_vocab() == ref.get_vocab()
-    texts = fixtures.edge_texts()[:80] + ["Hello [MASK] world , it 's <NEW>  x <SP> <Sp> <extra> Ça [CLS]! <Raw><raw> <EXTRA> <Extra> <Mark><mark>",
+    texts = fixtures.edge_texts()[:80] + ["Hello [MASK] world , it 's <NEW>  x <SP> <Sp> <extra> Ça [CLS]! "
+                                          "<Raw><raw> <EXTRA> <Extra> <Mark><mark>",
                                           "don 't do not . ?"]
     if ref.split_special_tokens:
         ref = transformers.BertTokenizerFast.from_pretrained(str(tmp_path), split_special_tokens=False,

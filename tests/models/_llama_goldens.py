@@ -41,9 +41,9 @@ def plain_rows(name: str, kv: dict[str, Any]) -> list[tuple[str, list[int]]]:
     with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
         for line in lines:
             row = json.loads(line)
-            if row.get("add_special") is False and row.get("parse_special") is True and "text" in row:
-                if not any(special in row["text"] for special in specials):
-                    rows.append((row["text"], row["ids"]))
+            if (row.get("add_special") is False and row.get("parse_special") is True and "text" in row
+                    and not any(special in row["text"] for special in specials)):
+                rows.append((row["text"], row["ids"]))
     return rows
 
 

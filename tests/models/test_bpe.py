@@ -145,7 +145,7 @@ def test_prefix_is_cut_by_bytes_without_checking():
     assert ref.encode("xQ").ids == [2]  # x + unk "ée" merge into "xe" ("ée" minus 2 bytes)
     check_words(ref, ours, ["xQ", "xQQ", "Qx"])
     config = {"type": "BPE", "continuing_subword_prefix": "@@", "vocab": vocab, "merges": [["x", "e"]]}
-    with pytest.raises(BaseException):  # HF panics: "e" is shorter than the prefix
+    with pytest.raises(Exception, match="Token `e` out of vocabulary"):  # HF refuses the merge before applying it
         reference_from_json(config)
     with pytest.raises(FormatError, match=r"model\.merges\[0\]"):
         from_config(config)
@@ -256,7 +256,7 @@ def test_merges_with_spaces_need_pairs():
 ])
 def test_bad_merges_name_the_entry(merges, key):
     config = _config(merges=merges)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - tokenizers raises a plain Exception
         reference_from_json(config)
     with pytest.raises(FormatError, match=key):
         from_config(config)
@@ -273,7 +273,7 @@ def test_bad_merges_name_the_entry(merges, key):
 ])
 def test_bad_fields(fields, key):
     config = _config(**fields)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - tokenizers raises a plain Exception
         reference_from_json(config)
     with pytest.raises(FormatError, match=key):
         from_config(config)

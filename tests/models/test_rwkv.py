@@ -19,7 +19,8 @@ from ._llama_goldens import synthetic_ids
 from ._llama_goldens import write_gguf as write_vocab_gguf
 
 # token texts as stored in the GGUF (escaped)
-TOKENS = ["<s>", "\\n", "a", "b", "ab", "abc", "\\x41", "\\xAB", "\\t\\r", "\\\\", "\\q", "é", "\\xc3", "<|x|>", "c", " ", "  ", "A"]
+TOKENS = ["<s>", "\\n", "a", "b", "ab", "abc", "\\x41", "\\xAB", "\\t\\r", "\\\\", "\\q", "é", "\\xc3", "<|x|>", "c",
+          " ", "  ", "A"]
 
 TEXTS = ["\t\r", "\n\n", '"', "<s>", "<|x|>a", "A", "\\", "a  b", "ab", "abab", "abc", "abd", "d", "ddab", "q", "zz",
          "\u00c3x", "\u00e0", "\u00e9"]

@@ -42,7 +42,8 @@ def test_order_matters(order):
 def test_from_config_errors_name_the_key():
     with pytest.raises(FormatError, match=r"normalizer\.normalizers\[1\]\.type"):
         from_config({"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Nope"}]})
-    with pytest.raises(FormatError, match=r"normalizer\.normalizers\[0\]\.normalizers\[0\]: missing required key 'strip_right'"):
+    with pytest.raises(FormatError,
+                       match=r"normalizer\.normalizers\[0\]\.normalizers\[0\]: missing required key 'strip_right'"):
         from_config({"type": "Sequence", "normalizers": [
             {"type": "Sequence", "normalizers": [{"type": "Strip", "strip_left": True}]}]})
     with pytest.raises(FormatError, match="normalizers"):

@@ -103,9 +103,10 @@ def test_decode_both_ways(name):
             actual = ours.decode(ids, skip_special=skip)
             if expected != actual:
                 at = first_difference(list(expected), list(actual))
+                around = slice(max(0, (at or 0) - 20), (at or 0) + 20)
                 reports.append(f"{file} decode(skip_special={skip}) ids={ids[:40]}…\n"
-                               f"  first difference at char {at}: reference {expected[max(0, (at or 0) - 20):(at or 0) + 20]!r}"
-                               f"\n  polytok {actual[max(0, (at or 0) - 20):(at or 0) + 20]!r}")
+                               f"  first difference at char {at}: reference {expected[around]!r}"
+                               f"\n  polytok {actual[around]!r}")
     assert not reports, f"{len(reports)} mismatches; first ones:\n" + "\n\n".join(reports[:MAX_REPORTS])
 
 

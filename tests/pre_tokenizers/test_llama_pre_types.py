@@ -54,7 +54,8 @@ def load_names(src: str) -> dict[str, tuple[str, dict[str, object]]]:
     for branch in re.split(r"\}\s*else if\s*\(", chain)[1:]:
         enum = re.search(r"pre_type = LLAMA_VOCAB_PRE_TYPE_(\w+);", branch).group(1)
         flags: dict[str, object] = {}
-        for var, value in re.findall(r"\b(ignore_merges|clean_spaces|add_bos|add_sep|escape_whitespaces) = (\w+);", branch):
+        assignments = r"\b(ignore_merges|clean_spaces|add_bos|add_sep|escape_whitespaces) = (\w+);"
+        for var, value in re.findall(assignments, branch):
             flags[var] = value == "true"
         if "special_bos_id = LLAMA_TOKEN_NULL" in branch:
             flags["bos_none"] = True

@@ -51,7 +51,8 @@ LEAD = "#"  # the first split of each text, so the pieces after it do not start 
 
 def _ids(config: dict[str, Any]) -> str:
     inner = ",".join(_ids(p) for p in config.get("pretokenizers", []))
-    return config["type"] + (f"[{inner}]" if inner else "") + (f"-{config['prepend_scheme']}" if "prepend_scheme" in config else "")
+    scheme = f"-{config['prepend_scheme']}" if "prepend_scheme" in config else ""
+    return config["type"] + (f"[{inner}]" if inner else "") + scheme
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=_ids)

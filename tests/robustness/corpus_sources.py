@@ -8,6 +8,7 @@ fixtures are GitHub-origin). Binary and line formats are used whole or cut by li
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from collections.abc import Iterator
@@ -78,15 +79,15 @@ def head_lines(name: str, filename: str, lines: int) -> Path:
 def fuzz_targets() -> Iterator[tuple[str, Path, str, dict[str, Any]]]:
     """(name, file, kind, load options) for every format; absent fixtures are left out."""
     for name in HF_NAMES:
-        path = _try(lambda: shrunk_json(name))
+        path = _try(functools.partial(shrunk_json, name))
         if path is not None:
             yield name, path, "json", {}
     for name in GGUF_NAMES:
-        path = _try(lambda: gguf_vocab_path(name))
+        path = _try(functools.partial(gguf_vocab_path, name))
         if path is not None:
             yield f"gguf-{name}", path, "bytes", {}
     for name in ("spm-botchan-bpe-1000", "spm-botchan-unigram-1000"):
-        path = _try(lambda: fixture_path(name, "spm.model"))
+        path = _try(functools.partial(fixture_path, name, "spm.model"))
         if path is not None:
             yield name, path, "bytes", {}
     options = {"pattern": GPT2_PATTERN, "special_tokens": {"<|endoftext|>": 50256}}
@@ -100,7 +101,7 @@ def fuzz_targets() -> Iterator[tuple[str, Path, str, dict[str, Any]]]:
     if path is not None:
         yield "wordpiece-vocab-3000", path, "bytes", {}
     for name in ("tekken-240718", "tekken-240911"):
-        path = _try(lambda: shrunk_tekken(name))
+        path = _try(functools.partial(shrunk_tekken, name))
         if path is not None:
             yield name, path, "tekken", {}
     folder = _try(gpt2_vocab_folder)

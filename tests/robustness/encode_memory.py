@@ -14,6 +14,7 @@ returns included), its wall and CPU seconds, and the ids' count and SHA-256.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import hashlib
@@ -41,10 +42,8 @@ def _peak_kb() -> int:
 def _settle() -> int:
     """Free what is garbage, give freed heap back to the system, reset the peak mark; the peak (kB) from here."""
     gc.collect()
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")  # Linux: the peak RSS becomes the current RSS

@@ -10,8 +10,9 @@ engine run live on the same text: HF tokenizers 0.23.3 on the built-in GPT-2
 tokenizer.json and on BERT's (whose normalizer spaces each CJK ideograph),
 llama.cpp (llama-cpp-python 0.3.36) on its DeepSeek-LLM vocabulary (five regexes
 split mixed scripts into many pieces), its nomic-bert-moe (UGM: a charsmap
-normalizer, then Unigram over the whole text) and BGE (WPM: no word-length limit), sentencepiece 0.2.3 on the .model files
-(fetched from its PyPI sdist). The slow sweep runs 10 MB texts through every fixture tokenizer.
+normalizer, then Unigram over the whole text) and BGE (WPM: no word-length limit),
+sentencepiece 0.2.3 on the .model files (fetched from its PyPI sdist). The slow sweep
+runs 10 MB texts through every fixture tokenizer.
 """
 
 from __future__ import annotations

@@ -37,16 +37,17 @@ from polytok.formats.gguf_reader import MAX_INNER_ARRAYS, parse_gguf_metadata
 
 SRC = Path(polytok.__file__).resolve().parents[1]
 ARCH = ("general.architecture", STRING, "llama")
-VOCAB = [("tokenizer.ggml.model", STRING, "llama"), ("tokenizer.ggml.tokens", (ARRAY, STRING), ["<unk>", "<s>", "</s>", "a"]),
+VOCAB = [("tokenizer.ggml.model", STRING, "llama"),
+         ("tokenizer.ggml.tokens", (ARRAY, STRING), ["<unk>", "<s>", "</s>", "a"]),
          ("tokenizer.ggml.scores", (ARRAY, FLOAT32), [0.0, 0.0, 0.0, -1.0]),
          ("tokenizer.ggml.token_type", (ARRAY, INT32), [2, 3, 3, 1])]  # fmt: skip
 
 
 def _peak_mb(code: str) -> tuple[float, str]:
     """Run `code` in a fresh interpreter; (peak RSS growth in MB while it runs, its last stdout line)."""
-    script = ("import resource, sys\nsys.path.insert(0, %r)\nimport polytok\n"
-              "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n%s\n"
-              "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)\n") % (str(SRC), code)
+    script = (f"import resource, sys\nsys.path.insert(0, {str(SRC)!r})\nimport polytok\n"
+              f"before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n{code}\n"
+              "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     lines = out.stdout.strip().splitlines()
     return float(lines[-1]), lines[0] if len(lines) > 1 else ""
@@ -74,8 +75,9 @@ def test_convert_base_with_a_2_62_element_array_is_refused_in_bounded_memory(tmp
     pytest.importorskip("gguf")
     base = _base_with_kv(tmp_path, pack_string("x.big") + struct.pack("<IIQ", ARRAY, UINT8, 2**62))
     folder = Path(__file__).resolve().parents[1] / "data" / "convert" / "arctic"
-    code = (f"from polytok.convert.converter import to_gguf\ntry:\n    to_gguf({str(folder)!r}, {str(tmp_path / 'o.gguf')!r}, "
-            f"base_gguf={str(base)!r})\nexcept polytok.FormatError as e:\n    print(json.dumps([e.key, str(e)]))")
+    code = (f"from polytok.convert.converter import to_gguf\ntry:\n"
+            f"    to_gguf({str(folder)!r}, {str(tmp_path / 'o.gguf')!r}, base_gguf={str(base)!r})\n"
+            "except polytok.FormatError as e:\n    print(json.dumps([e.key, str(e)]))")
     grown, head = _peak_mb("import json\n" + code)
     key, message = json.loads(head)
     assert key == "x.big" and "cannot fit" in message

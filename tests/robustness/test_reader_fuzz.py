@@ -38,7 +38,8 @@ def _fuzz(name, path, kind, options, rounds):
     assert counts["refused"] > 0
 
 
-@pytest.mark.parametrize("name,path,kind,options", [t for t in TARGETS if t[0] in DEFAULT], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("name,path,kind,options", [t for t in TARGETS if t[0] in DEFAULT],
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_mutants_raise_only_polytok_errors(name, path, kind, options):
     _fuzz(name, path, kind, options, rounds=40)
 
