@@ -269,8 +269,9 @@ def _spm_word_cut(texts: list[str]) -> Any:
     stays on one side and the queue gives the same symbols per word, in the
     same order (ties go leftmost, and positions keep their order within a
     word). Unknown symbols are spelt one by one, never joined. Each word is
-    then merged and cached on its own (`SPM`'s word cache): Llama-2's
-    vocabulary went from 0.1 to over 1 MB/s on the bench texts.
+    then merged and cached on its own (`SPM`'s word cache): measured much
+    faster with Llama-2's vocabulary (bench/README.md, 'Measurements
+    behind design choices').
     """
     from ..pre_tokenizers.split import Split
 

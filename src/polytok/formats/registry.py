@@ -22,9 +22,9 @@
 Adding a format is its reader module and one entry in `FORMATS`.
 
 The declarations sit here, not in the reader modules, so that sniffing imports no
-reader: importing all eight costs 50-70 ms (their component modules), more than
-twice the whole first load of a small SentencePiece model (0.02 s); `load` imports
-only the reader of the format it reads.
+reader: importing all eight (their component modules) costs more than the whole
+first load of a small SentencePiece model (bench/README.md, 'Measurements behind
+design choices'); `load` imports only the reader of the format it reads.
 """
 
 from __future__ import annotations

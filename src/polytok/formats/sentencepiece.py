@@ -48,13 +48,12 @@ byte offset and field path).
 
 Performance. Load: the pieces are read by a fast path for their usual layout
 (piece, score, type) before the generic field walk, and the load checks work on
-whole lists (a set for duplicates, a joined string for NUL and "▁" tests):
-bpemb-en (100k pieces, 2 MB) loads in about 0.2 s (the first version, with a
-per-piece generic walk and per-piece checks, took 1.4 s under the profiler).
-Encode: see `_sentencepiece_normalize` (identity runs), `SPM` (per-word cache
-behind the ▁-run cut) and `_unigram_float32` (provably exact word cache); on
-200 kB slices of the bench texts, warm: BPE 0.8-1.3 MB/s, unigram 0.5-1 MB/s
-(sentencepiece's C++: 2-30 MB/s).
+whole lists (a set for duplicates, a joined string for NUL and "▁" tests),
+measured several times faster than the first version's per-piece generic walk and
+per-piece checks. Encode: see `_sentencepiece_normalize` (identity runs), `SPM`
+(per-word cache behind the ▁-run cut) and `_unigram_float32` (provably exact word
+cache); still slower than sentencepiece's C++. Numbers: bench/README.md,
+'Measurements behind design choices'.
 """
 
 from __future__ import annotations

@@ -60,23 +60,12 @@ Load time: the whole file is parsed by C-level calls — one possessive regex
 check of the file, one ``split``, ``map`` over ``a2b_base64`` and ``int``; the
 byte-alphabet pieces come from one charmap decode of all tokens joined, then
 slices; the collector is off meanwhile. No per-entry Python loop runs unless the
-file is bad (then one finds the line). Rejected: ``str.translate`` into the byte
-alphabet (80 ms for 200k tokens: no fast path for non-ASCII tables), a strict
-base64 regex over the file (140 ms: it backtracks), ``map(slice, …)`` (slower
-than a comprehension here). Measured with tests' fixtures (CPython 3.11, best of
-5 on a shared 2-core machine, 2026-12-02; tiktoken = ``load_tiktoken_bpe`` +
-``Encoding(...)``, mistral-common = ``Tekkenizer.from_file``), in ms:
-
-    file                      polytok.load   reference
-    gpt2.tiktoken (50k)              96          126
-    cl100k_base (100k)              209          304
-    llama3 tokenizer.model (128k)   296          425
-    llama4 tokenizer.model (200k)   442          599
-    tekken-240718 (131k, JSON)      522         1223
-    tekken-240911 (131k, JSON)      348         1144
-
-Encode throughput (cl100k_base, 200k characters, ``special="text"``): 1.1-1.4
-MB/s on a cold cache, 2.7-3.5 MB/s warm; tiktoken 4.3-5.2 MB/s.
+file is bad (then one finds the line). Rejected, as measured slower: ``str.translate``
+into the byte alphabet (no fast path for non-ASCII tables), a strict base64 regex
+over the file (it backtracks), ``map(slice, …)`` (slower than a comprehension
+here). The load is faster than tiktoken's and mistral-common's on the tests'
+fixtures; encoding is slower than tiktoken's. Numbers: bench/README.md,
+'Measurements behind design choices'.
 """
 
 from __future__ import annotations
@@ -108,8 +97,8 @@ from .tiktoken_known import KNOWN_RANKS
 
 __all__ = ["read_tiktoken", "parse_ranks", "build_tiktoken", "mergeable_ranks", "strict_b64"]
 
-# the common shape, the whole file at once: possessive, so `re` never backtracks (12 ms for 200k
-# lines); its tokens are then decoded as tiktoken decodes them, and anything else read line by line
+# the common shape, the whole file at once: possessive, so `re` never backtracks (fast; bench/README.md);
+# its tokens are then decoded as tiktoken decodes them, and anything else read line by line
 _FILE = re.compile(rb"(?:(?:[A-Za-z0-9+/=]++ [0-9]++)?\r?\n)*+(?:[A-Za-z0-9+/=]++ [0-9]++)?")
 strict_b64 = partial(a2b_base64, strict_mode=True)  # tekken.json's vocabulary (mistral-common decodes strictly)
 _ALPHABET = "".join(BYTES_TO_CHARS)  # a charmap: byte b decodes to BYTES_TO_CHARS[b]

@@ -8,11 +8,11 @@ parts; entries starting with ``#version`` are skipped and take no rank) or
 be a vocabulary entry.
 
 Loading is memory-bound (each lookup of a fresh string in a large dict misses
-the cache): Gemma-3's 515k merges take about 0.5 s here. Everything runs in
-C-level ``map``/``zip`` calls; a Python loop runs only to name an error.
-Rejected: ``str.split`` per legacy line (one small list per merge: the
-collector's passes over the half-parsed file made Llama-3's load 2.5x slower
-than one split of the joined lines).
+the cache). Everything runs in C-level ``map``/``zip`` calls; a Python loop
+runs only to name an error. Rejected: ``str.split`` per legacy line (one small
+list per merge: the collector's passes over the half-parsed file made Llama-3's
+load measurably slower than one split of the joined lines). Numbers:
+bench/README.md, 'Measurements behind design choices'.
 """
 
 from __future__ import annotations

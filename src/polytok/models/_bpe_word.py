@@ -21,13 +21,14 @@ pair formed later at that position never spells the merged string (hence the
 id) of an earlier one. The model checks both conditions at load and otherwise
 uses the heap for every word.
 
-Performance notes (CPython 3.11, GPT-2 merges, unique words of English text):
+Performance notes (CPython 3.11, GPT-2 merges, unique words of English text;
+numbers in bench/README.md, 'Measurements behind design choices'):
 
 * ``(left_id, right_id)`` tuple keys: packing both ids into one int
-  (``a << 32 | b``) builds the dict 2.5x faster but looks up 1.6x slower (a
+  (``a << 32 | b``) builds the dict faster but looks up slower (a
   two-digit int), and lookups dominate.
 * Seeding the scan's rank list with ``map(rank_of, zip(ids, ids[1:]),
-  repeat(no_rank))`` is 1.5x faster than a comprehension.
+  repeat(no_rank))`` is faster than a comprehension.
 * The scan beats the heap up to about 48 symbols (measured on CJK runs of
   Qwen3's byte-level vocabulary); above that its quadratic cost shows.
 * Memory of long words (a run of letters or CJK without spaces reaches the loop

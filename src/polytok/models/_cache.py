@@ -4,8 +4,9 @@ HF caches words under 256 bytes, 10,000 of them (``utils/cache.rs``); the cache
 never changes a result. polytok keeps up to 2**18 words under 256 characters
 and clears the whole cache when it is full (cheaper than any eviction order).
 2**16 was too few: the three bench texts hold 94,500 distinct Llama 3 words, so the
-cache cleared itself over and over and a second pass was no faster than the first
-(2.3 s); with 2**18 the second pass takes 1.0 s, for 13 MB more peak memory.
+cache cleared itself over and over and a second pass was no faster than the first;
+with 2**18 the second pass is much faster, for a little more peak memory
+(bench/README.md, 'Measurements behind design choices').
 
 The cache pickles empty, so a pickled model (spawned workers, DataLoader) stays the size
 of its vocabulary.
@@ -50,8 +51,8 @@ class WordCache(BoundedCache[list[int]]):
         Cached words are looked up in one pass in C; each new word runs `ids_of` once,
         however often it occurs, with the cyclic garbage collector off: the models' word
         loops make no cycles, only many short-lived tuples and lists, and collections
-        during them were 8-12 % of a cold encode (245 over the three bench texts with
-        GPT-2, 3 with it off)."""
+        during them were a measurable share of a cold encode (bench/README.md,
+        'Measurements behind design choices')."""
         found = list(map(self.get, words))
         if None in found:
             with gc_paused():

@@ -33,11 +33,10 @@ C++'s float addition whenever that float64 sum is exact (true unless the two
 operands' magnitudes differ by more than 2**29); otherwise a double rounding
 could in principle land one ulp away (not seen in any test).
 
-Measured on 300 kB slices of the bench texts, warm: the whole-text float32 loop
-ran at 0.2-0.3 MB/s on every unigram fixture; with the cached words botchan and
-kyoto-ja run at 0.6-0.9 MB/s and marian (suffix pieces, cut after the runs) at
-0.5-1.0 MB/s. About 1.6% of the words there (words of 256+ characters, and near-ties)
-take the float32 loop.
+Measured: with the cached words, Unigram fixtures run several times faster than
+the whole-text float32 loop, and only a small share of the words (words of 256+
+characters, and near-ties) take that loop (bench/README.md, 'Measurements behind
+design choices').
 """
 
 from __future__ import annotations

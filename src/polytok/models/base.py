@@ -49,7 +49,7 @@ class ModelBase(ABC):
     def tokenize_all(self, words: list[str]) -> list[int]:
         """`tokenize` of each word, concatenated."""
         # subtle: extending by each word's list copies it in one go; list(chain(...)) moves the
-        # ids one at a time and was ~20 % slower on Unigram and SPM words (albert, Mistral v1)
+        # ids one at a time and was measured slower on Unigram and SPM words (bench/README.md)
         out: list[int] = []
         tokenize = self.tokenize
         for word in words:

@@ -79,14 +79,15 @@ Performance:
   100 bytes, the heap above) give the same result, and so do `merge_scan` and
   `merge_heap` here: a merged symbol only grows, so a stale heap entry never
   spells its old concatenation again. Performance: the lookup is a Python
-  function (two dict lookups, one concatenation), about 4x a tuple-keyed ``get``;
-  it only runs for words that are not vocabulary entries themselves (with
-  ``ignore_merges``, as tiktoken). Rejected: precomputing the pair dict from
-  every split of every entry (measured on Llama 4's 200k entries: 1.5 s for
-  440k pairs, three times tiktoken's whole load). An empty word is the entry of no
-  text when there is one (tiktoken's ``encoder.get(piece)`` comes first, lib.rs
-  ``encode_ordinary``; only a Split keeping empty matches passes one), else no
-  token; HF returns none for an empty word before any lookup.
+  function (two dict lookups, one concatenation), several times the cost of a
+  tuple-keyed ``get``; it only runs for words that are not vocabulary entries
+  themselves (with ``ignore_merges``, as tiktoken). Rejected: precomputing the
+  pair dict from every split of every entry (measured far slower than tiktoken's
+  whole load; bench/README.md, 'Measurements behind design choices'). An empty
+  word is the entry of no text when there is one (tiktoken's
+  ``encoder.get(piece)`` comes first, lib.rs ``encode_ordinary``; only a Split
+  keeping empty matches passes one), else no token; HF returns none for an empty
+  word before any lookup.
 """
 
 from __future__ import annotations
@@ -315,7 +316,7 @@ class BPE(VocabLookup):
         ranks = self._ranks
         if ranks is None:
             left_ids, right_ids = self._pair_ids  # type: ignore[misc]
-            with gc_paused():  # every new key tuple stays alive: collections during the build are pure cost (2x)
+            with gc_paused():  # the key tuples all stay alive: collecting is pure cost here (bench/README.md)
                 ranks = self._ranks = dict(zip(zip(left_ids, right_ids), range(len(left_ids))))
             self._pair_ids = None
         return ranks.get

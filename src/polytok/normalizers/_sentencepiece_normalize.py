@@ -66,8 +66,8 @@ no key and no user-defined symbol starts with it, or keys only continue past it
 continue them. A space is always a chunk of its own, so the space rules see what
 sentencepiece sees. Performance: with nmt_nfkc nearly every Latin letter starts
 some key (a letter + combining mark), so the first version, which sent every
-such letter to the byte-level walk, ran at 0.1 MB/s; the continuation bytes made
-the walk rare.
+such letter to the byte-level walk, was very slow; the continuation bytes made
+the walk rare (bench/README.md, 'Measurements behind design choices').
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ order, are laid out (`shares`) as `workers` contiguous shares of about equal est
 around each boundary between two shares, `ZONE` of the work is cut into
 `CHUNKS` chunks that the left neighbour takes from the front once its own part
 is done and the right neighbour from the back, so the two finish together
-however wrong the estimate was, within the zone (a static cut by UTF-8 size left
-one of two workers idle for 20 % of the run; with the zone but that estimate, the
-worker holding bench_multi still finished 0.2-0.45 s after the other; a zone of
-40 % of the work balanced them no better than 25 % and cost more).
+however wrong the estimate was, within the zone (measured: a static cut by UTF-8
+size left one worker idle for much of the run, that estimate with the zone still
+left them unbalanced, and a larger zone balanced them no better and cost more;
+bench/README.md, 'Measurements behind design choices').
 Each share is whole segments plus parts of the segments at its ends; a part
 runs the scan that can stop (`resumable_scan`) only where its right end is a seam.
 This process does share 0 itself while forked workers do the others.
@@ -163,10 +163,9 @@ def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one
     can stop with ``findall`` (`Scanner.pieces_until`): the starts and running totals are
     taken only for the pieces near the seams, walking in from the part's ends, not for all
     of them (None where the pieces do not tile the text, or a scan would need ``finditer``:
-    `_region`'s general path handles those). On bench_en (1.9 MB, 446,570 pieces, GPT-2,
-    warm) the two lists took 0.065 s, against 0.21 s for the scan and 0.05 s for the cache
-    lookups; under callgrind, taking them in the parts that stop at a seam cost 2.5 % of the
-    instructions of a one-process count of the bench texts (376 M of 14.9 G)."""
+    `_region`'s general path handles those). Taking the two lists for all pieces was a
+    measurable share of a count, next to the scan and the cache lookups (bench/README.md,
+    'Measurements behind design choices')."""
     if hi == len(text):
         pieces = scanner.native.findall(text, pos)
         end = len(text)

@@ -16,13 +16,13 @@ A scan is a function of the text and of the position it starts from: after a
 match it searches again from the match's end, and what it finds at a position
 depends only on the text (look-behinds and anchors see the whole text, because
 every scan runs over the whole text from a start position rather than over a
-slice). Two ways to run one, measured on GPT-2's pattern over bench_en (1.9 MB,
-446,570 pieces):
+slice). Two ways to run one (timed on GPT-2's pattern over bench_en; bench/README.md,
+'Measurements behind design choices'):
 
-- ``findall(view, pos)`` to the end of the text: 0.12 s. Its pieces tile the text
+- ``findall(view, pos)`` to the end of the text: the faster. Its pieces tile the text
   (checked: their lengths add up), so their starts are running sums of lengths.
 - ``finditer(view, pos)`` taken in slices of match objects until one starts past
-  a stop: 0.24 s, the match objects cost about 0.27 µs each. This is the only way
+  a stop: slower, for the match objects. This is the only way
   to stop a scan early and stay exact: ``findall`` with an ``endpos`` sees the text
   end there, and a pattern such as ``\\s+(?!\\S)`` then matches differently well
   before the end (no bound on how far before holds for every pattern).
@@ -33,10 +33,9 @@ Where the pattern's owner knows how far past a match's end the text can change i
 (`split_behavior.PatternProof`: 2 chars for ByteLevel's own GPT-2 pattern, and for
 Llama 3's and Qwen2's but for the runs of white space they read whole), a scan
 stops with ``findall`` and an ``endpos`` instead, keeping only the matches that end
-that far before it (`Scanner.pieces_until`): on bench_code in 16 stopped scans,
-0.16 s against 0.23-0.33 s through ``finditer`` (``findall`` to the end: 0.15 s).
-In a two-worker ``count`` of the bench texts, 37 % of the text is scanned
-by scans that stop.
+that far before it (`Scanner.pieces_until`): measured nearly as fast as ``findall``
+to the end, and faster than ``finditer``; a good part of a two-worker ``count``'s
+text is scanned by scans that stop (bench/README.md).
 """
 
 from __future__ import annotations
@@ -79,7 +78,7 @@ class Scanner:
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
         # the pattern's matches tile any text and are never empty (`RegexSplitter`'s always_covers,
         # known for ByteLevel's own pattern), so a findall needs neither check below: the two
-        # passes over the pieces were 5 % of a two-worker count's instructions (callgrind)
+        # passes over the pieces were a measurable share of a count (callgrind; bench/README.md)
         self.covers = covers
         # with `covers`: how far past its end the text can change a match (`PatternProof`), which
         # lets `until` stop a findall exactly (see `pieces_until`)

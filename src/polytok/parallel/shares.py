@@ -30,11 +30,11 @@ class Layout(NamedTuple):
 
 def cost(text: str) -> int:
     """A segment's estimated work: its characters, and twice each UTF-8 byte past the first of
-    a character. Fitted on GPT-2's cold encode of the bench texts (µs per character: bench_en
-    0.36, bench_code 0.27, bench_multi 0.68, where a third of the bytes are such extra bytes);
-    plain UTF-8 size put too little in the share holding bench_multi. A long text's extra bytes
-    are counted on one block of `_BLOCK` characters in each `_STRIDE` (encoding all of the
-    bench texts took 10 ms, before any worker starts)."""
+    a character. Fitted on GPT-2's cold encode time per character of the bench texts
+    (bench/README.md, 'Measurements behind design choices'); plain UTF-8 size put too little in
+    the share holding bench_multi. A long text's extra bytes are counted on one block of
+    `_BLOCK` characters in each `_STRIDE` (encoding all of the text is serial work before any
+    worker starts)."""
     n = len(text)
     if text.isascii():
         return n

@@ -221,7 +221,7 @@ class LlamaCppSide(Side):
     def decode_bytes(self, ids: list[int], remove_special: bool = False, unparse_special: bool = True) -> bytes:
         """``llama_detokenize`` with its two flags (by default: special tokens kept, as text)."""
         arr = (self.L.llama_token * max(1, len(ids)))(*ids)
-        import ctypes  # here, not at the top: 9 ms of every ``import polytok``
+        import ctypes  # here, not at the top: it slowed every ``import polytok`` (bench/README.md)
 
         cap = 64 + 16 * len(ids)
         while True:

@@ -14,15 +14,16 @@ Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/byte_level.rs``
    replaces it, the others are inserted after it, all aligned to it).
 `trim_offsets` is only read by the ByteLevel post-processor.
 
-Performance notes (this is the hottest code of GPT-2 style tokenizers; ~8 Mchar/s
-per line of English on one core, of which ``findall`` alone is ~12):
+Performance notes (this is the hottest code of GPT-2 style tokenizers, and
+``findall`` is most of it; numbers in bench/README.md, 'Measurements behind
+design choices'):
 - the GPT-2 pattern always covers its input with non-empty matches (the
   letter, number, ``[^\\s\\p{L}\\p{N}]`` and ``\\s`` alternatives partition all
   chars), so ``findall`` is the onig split as is, with no coverage check;
 - the byte mapping is ``encode("utf-8").decode("latin-1").translate(table)``,
   all in C, behind a per-word dict whose ``__missing__`` fills it, applied with
   ``map`` (cleared past `_CACHE_LIMIT` words to bound memory). Rejected: a
-  per-byte ``join`` (~30 % slower), a ``get``/``append`` loop (slower than
+  per-byte ``join`` (slower), a ``get``/``append`` loop (slower than
   ``map``), possessive quantifiers in the pattern (slower in `regex`);
 - Sequence hands all pieces to `pre_tokenize_each` at once (Llama-3 style
   ``Split`` + ``ByteLevel(use_regex=False)`` pays no per-piece call).
@@ -43,7 +44,7 @@ from .split_behavior import PatternProof, RegexSplitter
 
 # upstream (byte_level.rs, RE)
 GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-# polytok: the contractions share their apostrophe, which `regex` runs ~10 % faster. Same
+# polytok: the contractions share their apostrophe, which `regex` runs faster (bench/README.md). Same
 # matches: the alternatives keep their order and nothing follows them, so the first one
 # that matches at a position is still the match. compile_onig leaves the rest unchanged.
 _GPT2_FACTORED = r"'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"

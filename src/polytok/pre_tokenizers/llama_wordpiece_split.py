@@ -119,8 +119,8 @@ class LlamaWordPieceSplit(PreTokenizerBase):
     def pre_tokenize(self, text: str, at_origin: bool = True) -> list[str]:
         # One str.translate writes every character as what it becomes, with NUL (which
         # never survives: U+0000 is dropped) around the words, then one split: the
-        # per-character work runs in C (0.5 -> 0.1 s for 300 kB of English; bert-bge
-        # went from 0.6 to about 5 MB/s, llama.cpp's speed).
+        # per-character work runs in C (measured several times faster, near llama.cpp's
+        # speed; bench/README.md, 'Measurements behind design choices').
         table = self._table
         for ch in set(text):
             if ord(ch) not in table:

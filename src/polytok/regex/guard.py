@@ -17,8 +17,7 @@ Two parts:
    ``timeout=``; over `SLOW_PROBE_SECONDS` on one of them marks it. A risky pattern is
    not refused: real ones can be merely quadratic on odd input (``^\\s*\\w`` over
    thousands of empty lines) and still match the reference on real text. Cost at load:
-   0.1-10 ms per distinct pattern (best of 5 for the fixtures' 10 patterns; patterns are
-   compiled once and cached).
+   small, once per distinct pattern (patterns are compiled once and cached).
 2. Only risky patterns are matched with a time bound, `time_bound` (proportional to the
    text: `BOUND_BASE` + `BOUND_PER_CHAR` per character); exceeding it raises `EncodeError`
    instead of running for hours. The bound covers a whole encode, not one call: inside
@@ -27,12 +26,10 @@ Two parts:
    pieces, or a pattern searched once per match, cannot take a fresh bound each time.
 
 Why not a bound on every pattern: ``regex``'s ``timeout=`` reads the clock as it steps,
-which costs 2.4-3.4x the matching time. Measured (GPT-4o style pattern, ``findall`` over
-the first 1 MB of the bench texts, best of 5, CPython 3.11, shared 2-core machine,
-2026-12-03): en 224 -> 765 ms, code 296 -> 944 ms, multi 363 -> 807 ms; the same on
-20 000 lines called one by one. None of the patterns of the test fixtures (tokenizer.json
+which costs several times the matching time, measured on the bench texts and on lines
+called one by one. None of the patterns of the test fixtures (tokenizer.json
 Split/Replace, every known tiktoken file, both tekken files) is risky, so their hot path
-is unchanged.
+is unchanged. Numbers: bench/README.md, 'Measurements behind design choices'.
 """
 
 from __future__ import annotations
@@ -50,9 +47,9 @@ __all__ = ["probe", "needs_bound", "statically_risky", "time_bound", "bounded_ca
 
 PROBE_SECONDS = 0.25
 PROBE_CHARS = 2000
-SLOW_PROBE_SECONDS = 0.02  # a probe this slow marks the pattern risky (real ones take under 1 ms)
+SLOW_PROBE_SECONDS = 0.02  # a probe this slow marks the pattern risky (real ones are far faster)
 BOUND_BASE = 1.0
-BOUND_PER_CHAR = 20e-6  # 20 s per million characters: 20-60x what any real pattern needs
+BOUND_PER_CHAR = 20e-6  # 20 s per million characters: many times what any real pattern needs
 
 _RUNS = "a 1\n\t!é\u0301日_-"
 _PAIRS = ("ab", "a ", " \n", "1a", "a!")

@@ -122,7 +122,7 @@ class OnigPattern:
     `findall` returns substrings of the text given; the spans of `search` /
     `finditer` matches index it too (their `group()` may show stand-ins). A `bounded`
     pattern (one `regex.guard` finds risky) is matched under a time bound proportional
-    to the text; the others run without one (a bound costs 2.4-3.4x, see `regex.guard`).
+    to the text; the others run without one (a bound costs several times the matching, see `regex.guard`).
     """
 
     __slots__ = ("native", "pattern", "groups", "bounded")
@@ -135,7 +135,7 @@ class OnigPattern:
 
     def view(self, text: str) -> str:
         """`text` itself, or the same-length copy with stand-ins for newer code points."""
-        # subtle: isascii() is O(1) on CPython strings; the set test runs about 45 MB/s.
+        # subtle: isascii() is O(1) on CPython strings; the set test is linear in the text (bench/README.md).
         if text.isascii() or _NEWER.isdisjoint(text):
             return text
         return text.translate(_STAND_INS)

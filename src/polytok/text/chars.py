@@ -107,10 +107,11 @@ def regex_set(name: str) -> str:
     """A `regex` V1 set (with its brackets) matching exactly the frozen class `name`.
 
     `name` is "PUNCTUATION", "NUMERIC" or "WORD". One class of a few hundred
-    ranges matches ~10x slower in `regex` than a property class, so the set is
-    the property spelling of the class plus / minus the code points where this
-    `regex` build's Unicode disagrees with the frozen table (measured once per
-    process, ~0.1 s; compile the pattern with ``regex.V1``).
+    ranges matches much slower in `regex` than a property class (bench/README.md,
+    'Measurements behind design choices'), so the set is the property spelling of
+    the class plus / minus the code points where this `regex` build's Unicode
+    disagrees with the frozen table (measured once per process; compile the
+    pattern with ``regex.V1``).
     """
     spelling = _SPELLINGS[name]
     got = set(map(ord, regex.findall(f"(?V1)[{spelling}]", _every_char())))

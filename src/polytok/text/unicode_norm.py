@@ -68,8 +68,9 @@ def class_pattern(ranges: Iterable[tuple[int, int]]) -> str:
     """A one-character pattern for `ranges` that stays fast on large sets.
 
     `re` tests astral ranges one by one for every character, so the astral
-    part sits behind a one-range guard: 0.12 s -> 0.02 s per MB of English for
-    the ~250 ranges of combining marks.
+    part sits behind a one-range guard (measured several times faster for the
+    ~250 ranges of combining marks; bench/README.md, 'Measurements behind design
+    choices').
     """
     ranges = list(ranges)
     bmp = [(first, min(last, 0xFFFF)) for first, last in ranges if first <= 0xFFFF]
