@@ -27,7 +27,7 @@ back on when the call returns, if it was on when the call started.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..decoders import IdsDecoder
@@ -283,13 +283,15 @@ class Tokenizer(PostProcess, OffsetsPath):
         splits = self.special_split.split_raw(text, parse_special)
         if self._empty_texts:
             return with_empty_texts(splits, len(text))
+        if len(splits) == 1 and splits[0][1] > splits[0][0]:  # the usual text: one span, kept whole
+            return splits
         return [s for s in splits if s[2] is not None or s[1] > s[0]]
 
     def normalize(self, text: str) -> str:
         """The normalizer stage on `text` (the text itself when there is none)."""
         return text if self.normalizer is None else self.normalizer.normalize(text)
 
-    def segments(self, text: str, parse_special: bool) -> Iterator[tuple[str, bool, int | None]]:
+    def segments(self, text: str, parse_special: bool) -> list[tuple[str, bool, int | None]]:
         """The special-token stage, then the normalizer: ``(piece, at_origin, token id or None)``.
 
         A segment with an id is that token (`piece` is its text); the others are normalized
@@ -298,19 +300,22 @@ class Tokenizer(PostProcess, OffsetsPath):
         the normalized text, as HF's ``extract_and_normalize`` finds them.
         """
         added, normalize = self.special_split, self.normalizer
+        in_normalized = added.has_normalized
+        out: list[tuple[str, bool, int | None]] = []
         for start, end, token_id in self.split_special(text, parse_special):
             piece = text[start:end]
             if token_id is not None:
-                yield piece, start == 0, token_id
+                out.append((piece, start == 0, token_id))
                 continue
             if normalize is not None:
                 piece = normalize.normalize(piece)
-            if not added.has_normalized:
-                yield piece, start == 0, None
+            if not in_normalized:
+                out.append((piece, start == 0, None))
                 continue
             for s2, e2, id2 in added.split_normalized(piece, parse_special):
                 if id2 is not None or e2 > s2:
-                    yield piece[s2:e2], start == 0 and s2 == 0, id2
+                    out.append((piece[s2:e2], start == 0 and s2 == 0, id2))
+        return out
 
     def pre_tokens(self, piece: str, at_origin: bool = True) -> list[str]:
         """The pre-tokenizer stage on one normalized piece: its words (``[piece]`` without one)."""
