@@ -311,6 +311,11 @@ class LongestFirstPartition:
 
     has_normalized = False  # all of llama.cpp's matching is on the raw text
 
+    def parsed_only(self) -> list[PartitionEntry]:
+        """The entries matched only when special markers are parsed (llama.cpp's CONTROL and
+        UNKNOWN, not USER_DEFINED), in id order."""
+        return sorted((e for e in self._entries if not e.always), key=lambda e: e.id)
+
     def split_raw(self, text: str, parse_special: bool) -> list[Split]:
         return self.split(text, parse_special)
 

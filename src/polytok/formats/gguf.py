@@ -223,10 +223,11 @@ def build_tokenizer(vocab: GGUFVocab) -> TokenizerType:
         raise FormatError(f"encoding {vocab.vocab_type} vocabularies is not supported", file=vocab.file,
                           key=Tokenizer_keys.MODEL)
     model, normalizer, pre_tokenizer = builder(vocab)
+    partition = vocab.specials.partition(vocab.texts)
     tok = Tokenizer(model, normalizer=normalizer, pre_tokenizer=pre_tokenizer,
-                     post_processor=_special_ids_processor(vocab), special_split=vocab.specials.partition(vocab.texts),
+                     post_processor=_special_ids_processor(vocab), special_split=partition,
                      decoder=vocab.detokenizer())
-    tok.facts = gguf_facts(vocab, _newline_id(vocab, tok))
+    tok.facts = gguf_facts(vocab, _newline_id(vocab, tok), tuple(e.text for e in partition.parsed_only()))
     return tok
 
 

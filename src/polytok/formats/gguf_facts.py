@@ -26,7 +26,6 @@ from ..errors import FormatError
 from ..facts import STANDARD_NAMES, ChatFacts, FormatFacts, named_ids
 from .chat_templates import gguf_templates
 from .gguf_keys import Paperkiln
-from .gguf_token_attrs import ATTR_CONTROL, ATTR_UNKNOWN
 
 if TYPE_CHECKING:
     from .gguf import GGUFVocab
@@ -34,11 +33,11 @@ if TYPE_CHECKING:
 __all__ = ["gguf_facts"]
 
 
-def gguf_facts(vocab: GGUFVocab, newline: int | None) -> FormatFacts:
-    """The facts of `vocab`; `newline` is llama.cpp's linefeed id (None when it has none)."""
+def gguf_facts(vocab: GGUFVocab, newline: int | None, control: tuple[str, ...]) -> FormatFacts:
+    """The facts of `vocab`; `newline` is llama.cpp's linefeed id (None when it has none);
+    `control` the texts of its CONTROL and UNKNOWN entries, in id order (the special-token
+    partition's parsed-only entries: the vocabulary is walked once for both)."""
     named = named_ids({**vocab.specials.ids, "nl": newline}, vocab.texts.__getitem__)
-    control = tuple(text for text, attr in zip(vocab.texts, vocab.specials.attrs)
-                    if attr & (ATTR_CONTROL | ATTR_UNKNOWN) and text)
     chat = ChatFacts(templates=gguf_templates(vocab.metadata),
                      variables={f"{name}_token": named[name].text for name in STANDARD_NAMES if name in named},
                      control_tokens=control, content_in_text_mode=True, state_tokens_k=_state_tokens_k(vocab))
