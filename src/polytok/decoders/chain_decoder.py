@@ -67,6 +67,7 @@ class ChainDecoder(IdsDecoder):
         parts = _flat(chain)
         self._byte_level = any(isinstance(p, ByteLevel) for p in parts)
         self._byte_fallback = any(isinstance(p, ByteFallback) for p in parts)
+        self._frame: tuple[str, str | None] | None = None  # the chain's text for [S1], and what [S1, S2] adds to it
 
     @property
     def decoders(self) -> list[Decoder]:
@@ -111,11 +112,13 @@ class ChainDecoder(IdsDecoder):
         if self.chain is None:
             return " " + piece
         decode = self.chain.decode_chain
+        if self._frame is None:
+            head = "".join(decode([_BEFORE]))
+            both = "".join(decode([_BEFORE, _AFTER]))
+            self._frame = (head, both[len(head):] if both.startswith(head) else None)
+        head, tail = self._frame
         whole = "".join(decode([_BEFORE, piece, _AFTER]))
-        head = "".join(decode([_BEFORE]))
-        both = "".join(decode([_BEFORE, _AFTER]))
-        tail = both[len(head):]
-        if not both.startswith(head) or not whole.startswith(head) or not whole.endswith(tail) \
+        if tail is None or not whole.startswith(head) or not whole.endswith(tail) \
                 or len(whole) < len(head) + len(tail):
             return piece
         return whole[len(head):len(whole) - len(tail)]
