@@ -48,6 +48,8 @@ CASES = [
 @pytest.mark.parametrize("engine,get,alphabet", CASES, ids=["bytelevel-unknown", "gemma4-unknown", "gguf-gpt-2",
                                                             "gguf-llama-bpe", "cl100k", "tekken"])
 def test_long_words_merge_as_the_reference_does(engine, get, alphabet):
+    pytest.importorskip({"llama.cpp": "llama_cpp", "tiktoken": "tiktoken", "mistral": "mistral_common"}[engine],
+                        reason=f"{engine} (its Python package) is not installed here; CI runs without llama.cpp")
     try:
         path = str(get())
     except Exception as exc:  # a fixture that cannot be had here
