@@ -20,4 +20,8 @@ import fixtures  # noqa: E402  (needs the sys.path line above)
 def pytest_report_header() -> list[str]:
     shared = fixtures.SHARED_FIXTURES
     state = "present" if shared.is_dir() else "absent: GitHub/derived fixtures will be skipped"
-    return [f"polytok fixture cache: {fixtures.cache_root()}", f"shared fixtures: {shared} ({state})"]
+    from polytok import kernels
+
+    path = kernels.status()
+    return [f"polytok fixture cache: {fixtures.cache_root()}", f"shared fixtures: {shared} ({state})",
+            f"polytok path: {path['path']} ({path['reason']}; built: {', '.join(path['kernels']) or 'none'})"]

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from .. import __version__, load
+from .. import __version__, kernels, load
 from ..errors import PolytokError
 from ..tokenizer import Tokenizer
 
@@ -306,6 +306,7 @@ def describe(tok: Tokenizer) -> dict[str, Any]:
         "named_special_tokens": {name: {"text": t.text, "id": t.id} for name, t in tok.facts.named_tokens.items()},
         "end_of_generation": sorted(tok.eog_ids),
         "chat_templates": sorted(tok.facts.chat.templates),
+        "engine": kernels.status(),
     }
 
 
@@ -352,6 +353,11 @@ def _inspect_gguf(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_line(engine: dict[str, Any]) -> str:
+    built = ", ".join(engine["kernels"]) or "none"
+    return f"{engine['path']} ({engine['reason']}; compiled kernels built: {built})"
+
+
 def _inspect(args: argparse.Namespace) -> int:
     if str(args.model).lower().endswith(".gguf"):
         if args.option:  # as load refuses them for a GGUF
@@ -378,6 +384,7 @@ def _inspect(args: argparse.Namespace) -> int:
     named = " ".join(f"{k}={v['text']!r}({v['id']})" for k, v in info["named_special_tokens"].items())
     print(f"named tokens:   {named or '-'}; end of generation: {info['end_of_generation']}")
     print(f"chat templates: {', '.join(info['chat_templates']) or '-'}")
+    print(f"engine:         {_engine_line(info['engine'])}")
     print(f"added tokens:   {len(info['added_tokens'])} (parse mode parses all; text mode only non-special)")
     for t in info["added_tokens"][:200]:
         mode = "special" if t["special"] else "added  "
