@@ -133,7 +133,8 @@ def bounded_error(pattern: str, n_chars: int) -> EncodeError:
 
 
 class _Deadline(threading.local):
-    at: float | None = None
+    at: float | None = None  # the deadline, once a bounded match has started it
+    pending: int | None = None  # the outermost block's character count, before its first bounded match
     n_chars = 0
 
 
@@ -143,7 +144,8 @@ _deadline = _Deadline()
 class budget:
     """``with budget(n_chars): ...``: every bounded match in the block shares one deadline.
 
-    The outermost block sets it, `time_bound(n_chars)` from its start; nested blocks (a
+    The outermost block sets it, `time_bound(n_chars)` from the start of its first bounded
+    match (an encode whose patterns are all safe never reads the clock); nested blocks (a
     match loop inside an encode) keep the outer one. Per thread. The deadline is in CPU
     time, the clock ``regex``'s ``timeout=`` counts (C ``clock()`` in its ``_regex.c``).
     """
@@ -155,15 +157,16 @@ class budget:
         self._outermost = False
 
     def __enter__(self) -> budget:
-        if _deadline.at is None:
+        deadline = _deadline
+        if deadline.at is None and deadline.pending is None:
             self._outermost = True
-            _deadline.at = time.process_time() + time_bound(self._n_chars)
-            _deadline.n_chars = self._n_chars
+            deadline.pending = self._n_chars
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._outermost:
             _deadline.at = None
+            _deadline.pending = None
 
 
 def bounded_call(method: Any, pattern: str, text: str, *args: Any) -> Any:
@@ -172,6 +175,9 @@ def bounded_call(method: Any, pattern: str, text: str, *args: Any) -> Any:
     The timeout is what is left of the enclosing `budget`, or `time_bound(len(text))`
     outside one.
     """
+    if _deadline.at is None and _deadline.pending is not None:  # the block's first bounded match starts its clock
+        _deadline.n_chars, _deadline.pending = _deadline.pending, None
+        _deadline.at = time.process_time() + time_bound(_deadline.n_chars)
     if _deadline.at is None:
         timeout, n_chars = time_bound(len(text)), len(text)
     else:

@@ -14,6 +14,8 @@ TextInput = str | list[str]
 
 def parses_special(special: SpecialTokens | str) -> bool:
     """True when special markers are parsed."""
+    if special is SpecialTokens.PARSE or special is SpecialTokens.AS_TEXT:
+        return special is SpecialTokens.PARSE
     try:
         return SpecialTokens(special) is SpecialTokens.PARSE
     except ValueError:

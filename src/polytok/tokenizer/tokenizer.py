@@ -207,8 +207,9 @@ class Tokenizer(PostProcess, OffsetsPath):
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse_special = parses_special(self.default_special if special is None else special)
+        size = len(text) if pair is None and type(text) is str else n_chars(text, pair)
         try:
-            with gc_paused(), budget(n_chars(text, pair)):  # see the module notes; regex.guard.budget
+            with gc_paused(), budget(size):  # see the module notes; regex.guard.budget
                 ids_a = self._sequence_ids(text, parse_special)
                 ids_b = self._sequence_ids(pair, parse_special) if pair is not None else None
                 return self._finish_ids(ids_a, ids_b, add_special)
