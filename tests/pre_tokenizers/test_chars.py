@@ -75,3 +75,27 @@ def test_regex_sets_equal_the_frozen_classes(name):
     got = set(map(ord, regex.findall(chars.regex_set(name), every, flags=regex.V1)))
     want = {c for first, last in getattr(char_classes, name) for c in range(first, last + 1)}
     assert got == want
+
+
+@pytest.mark.parametrize("name", ["PUNCTUATION", "NUMERIC", "WORD"])
+def test_stored_regex_sets_are_what_the_pinned_regex_measures(name: str) -> None:
+    # the stored sets spare every process the measurement; they must be exactly what the
+    # installed `regex` gives (tools/gen_regex_sets.py rewrites them for a new pin)
+    import regex
+
+    from polytok.text import regex_sets
+
+    assert regex.__version__ == regex_sets.REGEX_VERSION, "regex's pin changed: run tools/gen_regex_sets.py"
+    assert regex_sets.SETS[name] == chars.measure_regex_set(name)
+
+
+def test_another_regex_release_is_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polytok.text import regex_sets
+
+    monkeypatch.setattr(regex_sets, "REGEX_VERSION", "0.0")
+    monkeypatch.setattr(regex_sets, "SETS", {})
+    chars.regex_set.cache_clear()
+    try:
+        assert chars.regex_set("NUMERIC") == chars.measure_regex_set("NUMERIC")
+    finally:
+        chars.regex_set.cache_clear()

@@ -110,9 +110,19 @@ def regex_set(name: str) -> str:
     ranges matches much slower in `regex` than a property class (bench/README.md,
     'Measurements behind design choices'), so the set is the property spelling of
     the class plus / minus the code points where this `regex` build's Unicode
-    disagrees with the frozen table (measured once per process; compile the
-    pattern with ``regex.V1``).
+    disagrees with the frozen table (compile the pattern with ``regex.V1``). For the
+    pinned `regex` release the sets are stored (`polytok.text.regex_sets`, written by
+    ``tools/gen_regex_sets.py``); another release is measured, once per process.
     """
+    from . import regex_sets
+
+    if regex.__version__ == regex_sets.REGEX_VERSION:
+        return regex_sets.SETS[name]
+    return measure_regex_set(name)
+
+
+def measure_regex_set(name: str) -> str:
+    """`regex_set(name)`, measured against this `regex` build by testing every code point."""
     spelling = _SPELLINGS[name]
     got = set(map(ord, regex.findall(f"(?V1)[{spelling}]", _every_char())))
     want = {c for first, last in getattr(_classes, name) for c in range(first, last + 1)}
