@@ -14,19 +14,23 @@ Reproduces HF tokenizers 0.23.3, tokenizers/src/models/wordpiece/: ``mod.rs``
   needed, as HF does ("WordPiece error: Missing [UNK] token from the vocabulary").
 
 Candidates longer than the longest vocabulary entry are skipped without a
-lookup (they cannot match), and words are cached.
+lookup (they cannot match), and words are cached. The compiled kernel
+``polytok._kernels.wordpiece`` (when built) runs the same greedy match over a
+code-point trie, with the same word cache.
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from itertools import chain
 from typing import Any
 
+from .. import kernels
 from .._config import join, required
 from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError
-from ._cache import WordCache
+from ._cache import CACHED_WORD_CHARS, WordCache
 from ._vocab import VocabLookup, invert, read_vocab
 
 
@@ -49,6 +53,27 @@ class WordPiece(VocabLookup):
         self._max_chars = max_input_chars_per_word
         self._longest = max(map(len, self._vocab), default=0)
         self._cache = WordCache()
+        self._table = self._compiled_table()
+
+    def _compiled_table(self) -> Any:
+        """The kernel's trie of the vocabulary, or None on the pure-Python path."""
+        module = kernels.kernel("wordpiece")
+        if module is None:
+            return None
+        unk = self._vocab.get(self._unk_token)
+        try:
+            return module.Table(self._vocab, self._prefix, min(self._max_chars, sys.maxsize),
+                                -1 if unk is None else unk)
+        except (TypeError, ValueError, OverflowError, MemoryError):
+            return None  # a vocabulary the table cannot hold: the pure loop serves it
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the compiled table (rebuilt on unpickling)."""
+        return {**self.__dict__, "_table": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._table = self._compiled_table()
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> WordPiece:
@@ -60,6 +85,10 @@ class WordPiece(VocabLookup):
                    required(d, "continuing_subword_prefix", str, path), max_chars)
 
     def tokenize(self, piece: str) -> list[int]:
+        if self._table is not None:
+            found = self._table.tokenize_words([piece], self._cache, WordCache.limit, CACHED_WORD_CHARS, True)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         ids = self._cache.get(piece)
         if ids is None:
             ids = self._greedy(piece)[0]
@@ -68,10 +97,18 @@ class WordPiece(VocabLookup):
 
     def tokenize_each(self, pieces: list[str]) -> list[list[int]]:
         """`tokenize` of each piece, the cached ones looked up in bulk (lists not to be changed)."""
+        if self._table is not None:
+            found = self._table.tokenize_words(pieces, self._cache, WordCache.limit, CACHED_WORD_CHARS, False)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         return self._cache.each(pieces, self.tokenize)
 
     def tokenize_all(self, pieces: list[str]) -> list[int]:
         """`tokenize` of each piece, concatenated."""
+        if self._table is not None:
+            found = self._table.tokenize_words(pieces, self._cache, WordCache.limit, CACHED_WORD_CHARS, True)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         return list(chain.from_iterable(self._cache.each(pieces, self.tokenize)))
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:

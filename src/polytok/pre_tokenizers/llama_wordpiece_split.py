@@ -32,7 +32,9 @@ Every word gets `word_prefix` (llama.cpp: ``"▁"``) in front.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Any
 
+from .. import kernels
 from ..normalized import NormalizedString
 from .base import PreTokenizerBase
 from .llama_nfd_data import NFD_RANGES
@@ -52,6 +54,12 @@ def first_of_nfd(cpt: int) -> int:
     index = bisect_right(_NFD_FIRSTS, cpt) - 1
     first, last, nfd = NFD_RANGES[index]
     return nfd if first <= cpt <= last else cpt
+
+
+def _split_prefixed() -> Any:
+    """The wordpiece kernel's one-pass split at NUL with the word prefix, or None on the pure path."""
+    module = kernels.kernel("wordpiece")
+    return None if module is None else module.split_prefixed
 
 
 def _is_cjk(cpt: int) -> bool:
@@ -74,10 +82,15 @@ class LlamaWordPieceSplit(PreTokenizerBase):
         self.word_prefix = word_prefix
         self._chars: dict[str, tuple[int, str]] = {}
         self._table: dict[int, str] = {}  # `pre_tokenize`'s str.translate table, filled as characters are met
+        self._split_prefixed = _split_prefixed()
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the per-character tables (refilled as characters are met)."""
-        return {**self.__dict__, "_chars": {}, "_table": {}}
+        return {**self.__dict__, "_chars": {}, "_table": {}, "_split_prefixed": None}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._split_prefixed = _split_prefixed()
 
     def _classify(self, ch: str) -> tuple[int, str]:
         found = self._chars.get(ch)
@@ -127,6 +140,8 @@ class LlamaWordPieceSplit(PreTokenizerBase):
                 kind, out = self._classify(ch)
                 table[ord(ch)] = out if kind == _JOIN else "" if kind == _DROP else "\0" + out + "\0"
         prefix = self.word_prefix
+        if self._split_prefixed is not None:
+            return self._split_prefixed(text.translate(table), prefix)  # type: ignore[no-any-return]
         return [prefix + word for word in text.translate(table).split("\0") if word]
 
     def pre_tokenize_aligned(self, ns: NormalizedString) -> list[NormalizedString]:

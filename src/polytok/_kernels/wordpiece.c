@@ -1,0 +1,446 @@
+/* WordPiece's greedy longest-match-first over a word, and the word cache around it.
+ *
+ * The compiled half of polytok.models.wordpiece.WordPiece (which defines the semantics).
+ * The algorithm is HF tokenizers 0.23.3 tokenizers/src/models/wordpiece/mod.rs
+ * (WordPiece::tokenize) and llama.cpp's llm_tokenizer_wpm_session::tokenize
+ * (src/llama-vocab.cpp), which the pure stage serves with an empty prefix and no
+ * length limit: from the start of what is left of the word, the longest vocabulary
+ * entry wins (written with the continuing-subword prefix unless it starts the word);
+ * if nothing matches at some point, the whole word is the unk token.
+ *
+ * Instead of trying every candidate from the longest down with a dict lookup, the
+ * vocabulary is one trie over code points, walked forward once per subword: the last
+ * entry met on the walk is the longest match. Continuing subwords start their walk at
+ * the node the prefix leads to (prefix + candidate is in the vocabulary exactly when
+ * the candidate is spelt from there). The trie's edges live in one open-addressing
+ * hash table keyed by (parent node, code point).
+ *
+ * Also: the llama.cpp WordPiece pre-tokenizer's last step (split the translated text at
+ * NUL and put the word prefix in front of each non-empty word), in one pass.
+ *
+ * The Table is read-only once built, so several threads may share it.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    uint64_t *keys;      /* edge keys, ((parent + 1) << 21) | code point; 0 = empty slot */
+    int32_t *child;      /* the child node of each slot */
+    int64_t *terminal;   /* per node: the id of the entry that ends there, or -1 */
+    Py_ssize_t mask;     /* slots - 1 (a power of two) */
+    int bits;            /* log2(slots) */
+    Py_ssize_t n_nodes;
+    int32_t cont_root;   /* the node the continuing-subword prefix leads to, or -1 */
+    Py_ssize_t max_chars;
+    int64_t unk_id;      /* -1: the unk token is missing (the pure path raises) */
+} Table;
+
+static inline Py_ssize_t slot_of(const Table *t, uint64_t key) {
+    return (Py_ssize_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - t->bits));
+}
+
+static inline uint64_t edge_key(int32_t node, Py_UCS4 cp) {
+    return ((uint64_t)(uint32_t)node + 1) << 21 | (uint64_t)(cp & 0x1FFFFF);
+}
+
+static inline int32_t child_of(const Table *t, int32_t node, Py_UCS4 cp) {
+    uint64_t key = edge_key(node, cp);
+    Py_ssize_t i = slot_of(t, key);
+    for (;;) {
+        uint64_t k = t->keys[i];
+        if (k == key) return t->child[i];
+        if (k == 0) return -1;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* The child of `node` along `cp`, created when missing. */
+static int32_t add_child(Table *t, int32_t node, Py_UCS4 cp) {
+    uint64_t key = edge_key(node, cp);
+    Py_ssize_t i = slot_of(t, key);
+    for (;;) {
+        uint64_t k = t->keys[i];
+        if (k == key) return t->child[i];
+        if (k == 0) break;
+        i = (i + 1) & t->mask;
+    }
+    int32_t made = (int32_t)t->n_nodes++;
+    t->keys[i] = key;
+    t->child[i] = made;
+    t->terminal[made] = -1;
+    return made;
+}
+
+static void Table_dealloc(Table *self) {
+    PyMem_Free(self->keys);
+    PyMem_Free(self->child);
+    PyMem_Free(self->terminal);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Table(vocab: dict[str, int], prefix: str, max_chars: int, unk_id: int) */
+static PyObject *Table_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"vocab", "prefix", "max_chars", "unk_id", NULL};
+    PyObject *vocab, *prefix;
+    Py_ssize_t max_chars;
+    long long unk_id;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!UnL", names, &PyDict_Type, &vocab, &prefix, &max_chars,
+                                     &unk_id))
+        return NULL;
+    /* room for every character of every entry, plus the root */
+    Py_ssize_t total = 1, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key) || !PyLong_Check(value)) {
+            PyErr_SetString(PyExc_TypeError, "vocab: expected str keys and int ids");
+            return NULL;
+        }
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        if (n > INT32_MAX - 2 - total) {
+            PyErr_SetString(PyExc_OverflowError, "vocabulary too large for the compiled table");
+            return NULL;
+        }
+        total += n;
+    }
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * total) bits++;  /* total < 2**31, so bits <= 32 */
+    Py_ssize_t slots = (Py_ssize_t)1 << bits;
+    if ((size_t)slots > PY_SSIZE_T_MAX / sizeof(uint64_t)) return PyErr_NoMemory();
+
+    Table *t = (Table *)type->tp_alloc(type, 0);
+    if (t == NULL) return NULL;
+    t->keys = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
+    t->child = PyMem_Malloc((size_t)slots * sizeof(int32_t));
+    t->terminal = PyMem_Malloc((size_t)total * sizeof(int64_t));
+    if (t->keys == NULL || t->child == NULL || t->terminal == NULL) {
+        Py_DECREF(t);
+        return PyErr_NoMemory();
+    }
+    t->mask = slots - 1;
+    t->bits = bits;
+    t->n_nodes = 1;
+    t->terminal[0] = -1;
+    t->max_chars = max_chars;
+    t->unk_id = unk_id < 0 ? -1 : (int64_t)unk_id;
+
+    pos = 0;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        long long id = PyLong_AsLongLong(value);
+        if (id == -1 && PyErr_Occurred()) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        if (id < 0) {
+            PyErr_SetString(PyExc_ValueError, "vocab: ids must not be negative");
+            Py_DECREF(t);
+            return NULL;
+        }
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        int32_t node = 0;
+        for (Py_ssize_t i = 0; i < n; i++) node = add_child(t, node, PyUnicode_READ(kind, data, i));
+        if (n > 0) t->terminal[node] = (int64_t)id;  /* the empty entry never matches */
+    }
+    /* the node of the prefix, walking only existing edges */
+    int kind = PyUnicode_KIND(prefix);
+    const void *data = PyUnicode_DATA(prefix);
+    int32_t node = 0;
+    for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(prefix); i < n && node >= 0; i++)
+        node = child_of(t, node, PyUnicode_READ(kind, data, i));
+    t->cont_root = node;
+    return (PyObject *)t;
+}
+
+/* A growable buffer of ids, starting on the stack. */
+typedef struct {
+    int64_t *ids;
+    Py_ssize_t len, cap;
+    int64_t local[64];
+} IdBuf;
+
+static void buf_init(IdBuf *b) {
+    b->ids = b->local;
+    b->len = 0;
+    b->cap = 64;
+}
+
+static void buf_free(IdBuf *b) {
+    if (b->ids != b->local) PyMem_Free(b->ids);
+}
+
+static int buf_push(IdBuf *b, int64_t id) {
+    if (b->len == b->cap) {
+        if (b->cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(int64_t)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        Py_ssize_t cap = b->cap * 2;
+        int64_t *grown = PyMem_Malloc((size_t)cap * sizeof(int64_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(grown, b->ids, (size_t)b->len * sizeof(int64_t));
+        if (b->ids != b->local) PyMem_Free(b->ids);
+        b->ids = grown;
+        b->cap = cap;
+    }
+    b->ids[b->len++] = id;
+    return 0;
+}
+
+/* The greedy split of `word` into `b`: 0 done, 1 the word is one unk (b left empty), -1 error. */
+static int greedy(const Table *t, PyObject *word, IdBuf *b) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    b->len = 0;
+    if (n > t->max_chars) return 1;
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    Py_ssize_t start = 0;
+    while (start < n) {
+        int32_t node = start ? t->cont_root : 0;
+        if (node < 0) return 1;
+        Py_ssize_t best_end = -1;
+        int64_t best_id = -1;
+        for (Py_ssize_t i = start; i < n;) {
+            node = child_of(t, node, PyUnicode_READ(kind, data, i));
+            if (node < 0) break;
+            i++;
+            if (t->terminal[node] >= 0) {
+                best_end = i;
+                best_id = t->terminal[node];
+            }
+        }
+        if (best_end < 0) {
+            b->len = 0;
+            return 1;
+        }
+        if (buf_push(b, best_id) < 0) return -1;
+        start = best_end;
+    }
+    return 0;
+}
+
+/* The ids of `word` as a new list; Py_None (a new reference) when the unk token is needed and missing. */
+static PyObject *word_ids(const Table *t, PyObject *word, IdBuf *b) {
+    int found = greedy(t, word, b);
+    if (found < 0) return NULL;
+    if (found == 1) {
+        if (t->unk_id < 0) Py_RETURN_NONE;
+        b->len = 0;
+        b->ids[b->len++] = t->unk_id;  /* cap >= 64 */
+    }
+    PyObject *list = PyList_New(b->len);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < b->len; i++) {
+        PyObject *id = PyLong_FromLongLong(b->ids[i]);
+        if (id == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, id);
+    }
+    return list;
+}
+
+/* Table.tokenize(word) -> list[int] | None (None: the pure path must run, e.g. to raise). */
+static PyObject *Table_tokenize(Table *self, PyObject *word) {
+    if (!PyUnicode_Check(word)) {
+        PyErr_SetString(PyExc_TypeError, "expected a str");
+        return NULL;
+    }
+    IdBuf b;
+    buf_init(&b);
+    PyObject *out = word_ids(self, word, &b);
+    buf_free(&b);
+    return out;
+}
+
+/* Table.tokenize_words(words: list[str], cache: dict, limit: int, cached_chars: int, flat: bool)
+ *
+ * flat: every word's ids concatenated in one new list; else one list per word (cached lists
+ * are shared, not copied, as the pure `WordCache.each` hands them out). New words of fewer
+ * than `cached_chars` characters go into `cache`, which is cleared first when it holds
+ * `limit` words (the rule of polytok.models._cache.WordCache.remember). None: the pure path
+ * must run (a cache value that is not a list, or a missing unk token).
+ */
+static PyObject *Table_tokenize_words(Table *self, PyObject *args) {
+    PyObject *words, *cache;
+    Py_ssize_t limit, cached_chars;
+    int flat;
+    if (!PyArg_ParseTuple(args, "O!O!nnp", &PyList_Type, &words, &PyDict_Type, &cache, &limit, &cached_chars, &flat))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(words);
+    PyObject *out = PyList_New(flat ? 0 : n);
+    if (out == NULL) return NULL;
+    IdBuf b;
+    buf_init(&b);
+    for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words) && w < n; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "expected a list of str");
+            goto fail;
+        }
+        Py_INCREF(word);
+        PyObject *ids = PyDict_GetItemWithError(cache, word);  /* borrowed */
+        if (ids != NULL) {
+            Py_INCREF(ids);
+        } else {
+            if (PyErr_Occurred()) {
+                Py_DECREF(word);
+                goto fail;
+            }
+            ids = word_ids(self, word, &b);
+            if (ids == NULL || ids == Py_None) {
+                Py_DECREF(word);
+                if (ids == NULL) goto fail;
+                Py_DECREF(ids);
+                goto fallback;
+            }
+            if (PyUnicode_GET_LENGTH(word) < cached_chars) {
+                if (PyDict_GET_SIZE(cache) >= limit) PyDict_Clear(cache);
+                if (PyDict_SetItem(cache, word, ids) < 0) {
+                    Py_DECREF(ids);
+                    Py_DECREF(word);
+                    goto fail;
+                }
+            }
+        }
+        Py_DECREF(word);
+        if (!PyList_Check(ids)) {
+            Py_DECREF(ids);
+            goto fallback;
+        }
+        if (flat) {
+            Py_ssize_t m = PyList_GET_SIZE(ids);
+            int bad = 0;
+            if (m == 1) {
+                bad = PyList_Append(out, PyList_GET_ITEM(ids, 0)) < 0;
+            } else if (m > 0) {
+                Py_ssize_t at = PyList_GET_SIZE(out);
+                bad = PyList_SetSlice(out, at, at, ids) < 0;
+            }
+            Py_DECREF(ids);
+            if (bad) goto fail;
+        } else {
+            PyList_SET_ITEM(out, w, ids);
+        }
+    }
+    if (!flat && PyList_GET_SIZE(words) != n) goto fallback;  /* the list changed under us */
+    buf_free(&b);
+    return out;
+fallback:
+    buf_free(&b);
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+fail:
+    buf_free(&b);
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef Table_methods[] = {
+    {"tokenize", (PyCFunction)Table_tokenize, METH_O, "The ids of one word (a new list), or None."},
+    {"tokenize_words", (PyCFunction)Table_tokenize_words, METH_VARARGS,
+     "The ids of each word through the word cache, concatenated or one list per word; or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.wordpiece.Table",
+    .tp_basicsize = sizeof(Table),
+    .tp_dealloc = (destructor)Table_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A WordPiece vocabulary as a code-point trie: Table(vocab, prefix, max_chars, unk_id).",
+    .tp_methods = Table_methods,
+    .tp_new = Table_new,
+};
+
+/* split_prefixed(text: str, prefix: str) -> list[str]: the non-empty pieces of `text` between
+ * NUL characters, each with `prefix` in front (llama.cpp WordPiece's word prefix). */
+static PyObject *split_prefixed(PyObject *module, PyObject *args) {
+    PyObject *text, *prefix;
+    if (!PyArg_ParseTuple(args, "UU", &text, &prefix)) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), plen = PyUnicode_GET_LENGTH(prefix);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    int ascii = PyUnicode_IS_ASCII(text);
+    Py_UCS4 pmax = 0;
+    for (Py_ssize_t i = 0; i < plen; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(prefix, i);
+        if (c > pmax) pmax = c;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    Py_ssize_t start = 0;
+    while (start < n) {
+        Py_ssize_t end = start;
+        while (end < n && PyUnicode_READ(kind, data, end) != 0) end++;
+        if (end > start) {
+            Py_ssize_t len = end - start;
+            if (len > PY_SSIZE_T_MAX - plen) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            /* the widest character decides the new str's kind, as concatenation does */
+            Py_UCS4 wmax = pmax;
+            if (ascii) {
+                if (wmax < 0x7F) wmax = 0x7F;
+            } else {
+                for (Py_ssize_t i = start; i < end; i++) {
+                    Py_UCS4 c = PyUnicode_READ(kind, data, i);
+                    if (c > wmax) wmax = c;
+                }
+            }
+            PyObject *word = PyUnicode_New(plen + len, wmax);
+            if (word == NULL) goto fail;
+            int wkind = PyUnicode_KIND(word);
+            void *wdata = PyUnicode_DATA(word);
+            for (Py_ssize_t i = 0; i < plen; i++) PyUnicode_WRITE(wkind, wdata, i, PyUnicode_READ_CHAR(prefix, i));
+            if (wkind == kind) {
+                memcpy((char *)wdata + plen * wkind, (const char *)data + start * kind, (size_t)(len * kind));
+            } else {
+                for (Py_ssize_t i = 0; i < len; i++)
+                    PyUnicode_WRITE(wkind, wdata, plen + i, PyUnicode_READ(kind, data, start + i));
+            }
+            int bad = PyList_Append(out, word);
+            Py_DECREF(word);
+            if (bad < 0) goto fail;
+        }
+        start = end + 1;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"split_prefixed", split_prefixed, METH_VARARGS,
+     "The non-empty NUL-separated pieces of a text, each with a prefix in front."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "polytok._kernels.wordpiece",
+    "WordPiece's greedy longest match over a code-point trie, with the word cache.", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit_wordpiece(void) {
+    if (PyType_Ready(&TableType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    Py_INCREF(&TableType);
+    if (PyModule_AddObject(m, "Table", (PyObject *)&TableType) < 0) {
+        Py_DECREF(&TableType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
