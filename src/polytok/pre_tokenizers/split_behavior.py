@@ -14,7 +14,8 @@ the same rule:
   ``findall`` directly where the answer cannot differ: no empty match (so
   Python's and onig's match iteration agree, see `regex.oniguruma.match_spans`)
   and either ``Isolated`` over matches that cover the text, or ``Removed``
-  with ``invert`` (the matches themselves).
+  with ``invert`` (the matches themselves). For the well-known patterns that
+  ``findall`` is a compiled scanner (`regex.scanners`) when the kernels are built.
 * `CharSplitter` (the char-predicate patterns of Punctuation, Digits,
   BertPreTokenizer, WhitespaceSplit, CharDelimiterSplit, Metaspace): HF makes
   every matching char its own match, so each behaviour is one regex over a
@@ -59,6 +60,7 @@ from .._config import join, optional
 from ..errors import EmptyMatchError, FormatError
 from ..normalized import NormalizedString
 from ..regex.oniguruma import Pattern, find_matches, match_spans
+from ..regex.scanners import scanner_for
 from .base import PreTokenizerBase
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
@@ -150,7 +152,8 @@ class RegexSplitter:
         self.pattern = pattern
         self.behavior = behavior
         self.invert = invert
-        self._findall = pattern.findall if pattern.groups == 0 else None
+        # a known pattern's compiled scanner (`regex.scanners`) gives the same pieces as ``findall``
+        self._findall = scanner_for(pattern) or (pattern.findall if pattern.groups == 0 else None)
         self.proof = proof  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
         self.empty_matches = empty_matches
         #: the empty text gives a piece (or, refusing, an error): the pattern matches it and empties count
