@@ -53,7 +53,13 @@ shortest repr of each float, which is the file's own text for every file
 written by serde_json or Python (an exotic writer with more digits may
 differ by an ulp). This can only change a result on near-ties.
 
-Performance: pieces are found with one dict of all pieces plus, per two-character
+Compiled: when the kernel ``polytok._kernels.unigram`` is built, a `Lattice` (a trie of
+the matchable pieces over code points, and their path scores) runs `_best_path`'s loop
+or, with `float32`, `Float32Viterbi._exact`'s over the whole word, and applies the
+``"collapse"`` rules; HF's ``"fuse"`` rewrite of unknown runs and the spans stay here.
+It is built at load and again after unpickling (`_build_paths`).
+
+Performance of the pure path: pieces are found with one dict of all pieces plus, per two-character
 prefix, the length of the longest piece that starts with it; words are cached.
 Long words are not cut, unlike BPE: Viterbi sums depend on the score of
 everything before them, so a cut could change a floating-point tie. Memory of a
@@ -75,6 +81,7 @@ from typing import Any, Literal
 
 from .._config import join, optional, required
 from ..errors import EncodeError, FormatError
+from ..kernels import kernel
 from ._cache import WordCache
 from ._unigram_float32 import Float32Viterbi, backtrack
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
@@ -140,14 +147,39 @@ class Unigram(PieceListLookup):
         self._path_scores = self._scores
         if zero_score is not None:
             self._path_scores = [0.0 if zero else score for zero, score in zip(zero_score, self._scores)]
-        reach: dict[str, int] = {}
+        self._cache = WordCache()
+        self._build_paths()
+
+    def _build_paths(self) -> None:
+        """The Viterbi's tables: the compiled kernel's `Lattice`, or the pure loops' lookups."""
+        module = kernel("unigram")
+        self._lattice: Any = None
+        self._reach: dict[str, int] = {}
+        self._viterbi32: Float32Viterbi | None = None
+        if module is not None:
+            raise_unknown = self._unk_id is None and not self._collapse and not self._float32
+            self._lattice = module.Lattice(list(self._match_ids), list(self._match_ids.values()), self._path_scores,
+                                           self._unknown_marker(), self._unk_score, self._float32, raise_unknown,
+                                           self._collapse, self._byte_ids)
+            return
+        reach = self._reach
         for piece in self._match_ids:
             if len(piece) > 1 and reach.get(piece[:2], 0) < len(piece):
                 reach[piece[:2]] = len(piece)
-        self._reach = reach
-        self._cache = WordCache()
-        self._viterbi32 = Float32Viterbi(self._match_ids, self._path_scores, reach, -1 if unk_id is None else unk_id,
-                                         self._unk_score) if float32 else None
+        if self._float32:
+            self._viterbi32 = Float32Viterbi(self._match_ids, self._path_scores, reach, self._unknown_marker(),
+                                             self._unk_score)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the Viterbi's tables (`_build_paths` makes them again, compiled or not)."""
+        state = self.__dict__.copy()
+        for name in ("_lattice", "_reach", "_viterbi32"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._build_paths()
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
@@ -180,9 +212,15 @@ class Unigram(PieceListLookup):
         """The ids of `tokenize_spans`, without a tuple per token when no unknown node needs rewriting."""
         if not word:
             return []
-        ids, ends = self._nodes(word)
-        if self._unknown_marker() not in ids:
-            return ids
+        if self._lattice is not None:
+            ids, found = self._lattice.nodes(word, False)
+            if found is None:  # final: no unknown node, or unknown runs collapsed in C
+                return ids  # type: ignore[no-any-return]
+            ends: Sequence[int] = found
+        else:
+            ids, ends = self._nodes(word)
+            if self._unknown_marker() not in ids:
+                return ids
         return [token for token, _, _ in self._rewrite_unknown(word, ids, ends)]
 
     def _tokens(self, word: str) -> Iterator[Node]:
@@ -199,14 +237,16 @@ class Unigram(PieceListLookup):
         """
         return -1 if self._unk_id is None else self._unk_id
 
-    def _nodes(self, word: str) -> tuple[list[int], array[int]]:
+    def _nodes(self, word: str) -> tuple[list[int], Sequence[int]]:
         """The ids of the best path's nodes and where each ends (the next starts there)."""
+        if self._lattice is not None:
+            return self._lattice.nodes(word, True)  # type: ignore[no-any-return]
         if self._viterbi32 is not None:
             return self._viterbi32.nodes(word)
         start_of, id_of = self._best_path(word)
         return backtrack(start_of, id_of)
 
-    def _rewrite_unknown(self, word: str, ids: list[int], ends: array[int]) -> Iterator[Node]:
+    def _rewrite_unknown(self, word: str, ids: list[int], ends: Sequence[int]) -> Iterator[Node]:
         """The nodes with each run of unknown ones rewritten as the options say (module notes)."""
         nodes = zip(ids, chain((0,), ends), ends)
         unk = self._unknown_marker()

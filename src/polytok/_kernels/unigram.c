@@ -1,0 +1,631 @@
+/* The Unigram model's Viterbi best path, compiled: polytok._kernels.unigram.
+ *
+ * Semantics are those of polytok/models/unigram.py (`Unigram._best_path`, float64: HF
+ * tokenizers 0.23.3 models/unigram/model.rs `encode_optimized`, llama.cpp's UGM) and of
+ * polytok/models/_unigram_float32.py (`Float32Viterbi._exact`: sentencepiece 0.2.3
+ * src/unigram_model.cc `Model::EncodeOptimized`, float32). The algorithm is reproduced from
+ * those files; no reference code is copied.
+ *
+ * A `Lattice` holds the matchable pieces of one vocabulary in a trie over code points (one
+ * open-addressing hash of (node, code point) -> child; a node knows the id of the piece that
+ * ends there), the path score of every id, the unknown node's id and score. `nodes(word)` runs
+ * the Viterbi over the code points of `word` (a str: lone surrogates are code points like any
+ * other) and returns the best path's ids, with sentencepiece's and llama.cpp's unknown-run
+ * rules applied ("collapse"), or the nodes and where each ends (HF's "fuse", and spans),
+ * which the caller rewrites in Python.
+ *
+ * The rules, exactly as the pure loops: positions in order; from each, the pieces that start
+ * there shortest first (the trie walk), then, if no one-character piece starts there, the
+ * unknown node of one character; an offer wins only if the end is unset or the offer is
+ * strictly greater (ties keep the first offer; a NaN offer never wins a set end).
+ *
+ * Arithmetic. float64: `best + score` in double, as Python does. float32: the pure path
+ * stores the double sum `best + score` into a float (one rounding of the double sum), and so
+ * does this one: `(float)((double)best + score)`, bit for bit the pure path's value for any
+ * score. When the score is itself a float32 value (every score sentencepiece's reader
+ * passes), this is also sentencepiece's native `float + float`: double rounding through
+ * binary64 is innocuous for a sum of two binary32 values (53 >= 2*24 + 2, Figueroa 1995).
+ * The shift of sentencepiece's score reset (|best| > 100000) is the same store of a double
+ * difference. There is no multiplication anywhere, so no fused multiply-add can be formed
+ * whatever the contraction setting, and the explicit casts discard any excess precision.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SHIFT_AT 100000.0 /* sentencepiece's score reset bound (pure: SHIFT_AT) */
+#define NO_CHILD UINT32_MAX
+#define GIL_FREE_CHARS 256 /* words at least this long run without the GIL */
+
+static PyObject *encode_error; /* polytok.errors.EncodeError */
+
+/* -- the trie ------------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t *keys;    /* ((parent + 1) << 21) | code point; 0 = empty slot */
+    uint32_t *children;
+    Py_ssize_t mask;   /* slots - 1 (a power of two minus one) */
+    Py_ssize_t used;
+    int32_t *terminal; /* per node: the id of the piece ending there, or -1 */
+    Py_ssize_t nodes;
+    Py_ssize_t node_cap;
+} Trie;
+
+static inline uint64_t trie_key(uint32_t parent, uint32_t cp) {
+    return ((uint64_t)parent + 1) << 21 | (uint64_t)cp;
+}
+
+static inline Py_ssize_t trie_slot(uint64_t key, Py_ssize_t mask) {
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    return (Py_ssize_t)((h ^ (h >> 29)) & (uint64_t)mask);
+}
+
+static inline uint32_t trie_child(const Trie *t, uint32_t parent, uint32_t cp) {
+    uint64_t key = trie_key(parent, cp);
+    Py_ssize_t slot = trie_slot(key, t->mask);
+    for (;;) {
+        uint64_t k = t->keys[slot];
+        if (k == key) return t->children[slot];
+        if (k == 0) return NO_CHILD;
+        slot = (slot + 1) & t->mask;
+    }
+}
+
+static void trie_free(Trie *t) {
+    PyMem_Free(t->keys);
+    PyMem_Free(t->children);
+    PyMem_Free(t->terminal);
+    memset(t, 0, sizeof(*t));
+}
+
+static int trie_init(Trie *t) {
+    memset(t, 0, sizeof(*t));
+    t->mask = 1023;
+    t->keys = PyMem_Calloc((size_t)t->mask + 1, sizeof(uint64_t));
+    t->children = PyMem_Malloc(((size_t)t->mask + 1) * sizeof(uint32_t));
+    t->node_cap = 1024;
+    t->terminal = PyMem_Malloc((size_t)t->node_cap * sizeof(int32_t));
+    if (!t->keys || !t->children || !t->terminal) {
+        trie_free(t);
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->terminal[0] = -1; /* the root: the empty piece never matches */
+    t->nodes = 1;
+    return 0;
+}
+
+static int trie_grow_hash(Trie *t) {
+    if (t->mask > (PY_SSIZE_T_MAX / 2 - 1) / (Py_ssize_t)sizeof(uint64_t)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t mask = t->mask * 2 + 1;
+    uint64_t *keys = PyMem_Calloc((size_t)mask + 1, sizeof(uint64_t));
+    uint32_t *children = PyMem_Malloc(((size_t)mask + 1) * sizeof(uint32_t));
+    if (!keys || !children) {
+        PyMem_Free(keys);
+        PyMem_Free(children);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i <= t->mask; i++) {
+        uint64_t k = t->keys[i];
+        if (k == 0) continue;
+        Py_ssize_t slot = trie_slot(k, mask);
+        while (keys[slot] != 0) slot = (slot + 1) & mask;
+        keys[slot] = k;
+        children[slot] = t->children[i];
+    }
+    PyMem_Free(t->keys);
+    PyMem_Free(t->children);
+    t->keys = keys;
+    t->children = children;
+    t->mask = mask;
+    return 0;
+}
+
+/* The child of `parent` by `cp`, made if absent; NO_CHILD with an exception set on failure. */
+static uint32_t trie_add_child(Trie *t, uint32_t parent, uint32_t cp) {
+    uint32_t found = trie_child(t, parent, cp);
+    if (found != NO_CHILD) return found;
+    if ((t->used + 1) * 2 > t->mask + 1 && trie_grow_hash(t) < 0) return NO_CHILD;
+    if (t->nodes >= (Py_ssize_t)NO_CHILD - 1) {
+        PyErr_SetString(PyExc_OverflowError, "too many trie nodes");
+        return NO_CHILD;
+    }
+    if (t->nodes == t->node_cap) {
+        if (t->node_cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(int32_t)) {
+            PyErr_NoMemory();
+            return NO_CHILD;
+        }
+        Py_ssize_t cap = t->node_cap * 2;
+        int32_t *terminal = PyMem_Realloc(t->terminal, (size_t)cap * sizeof(int32_t));
+        if (!terminal) {
+            PyErr_NoMemory();
+            return NO_CHILD;
+        }
+        t->terminal = terminal;
+        t->node_cap = cap;
+    }
+    uint32_t node = (uint32_t)t->nodes++;
+    t->terminal[node] = -1;
+    uint64_t key = trie_key(parent, cp);
+    Py_ssize_t slot = trie_slot(key, t->mask);
+    while (t->keys[slot] != 0) slot = (slot + 1) & t->mask;
+    t->keys[slot] = key;
+    t->children[slot] = node;
+    t->used++;
+    return node;
+}
+
+/* -- the Lattice object ----------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Trie trie;
+    double *scores;       /* per id: the path score */
+    Py_ssize_t size;      /* number of ids */
+    PyObject **id_objects; /* per id: the int object (shared, so lists cost no allocation per id) */
+    PyObject *unk_object;  /* the unknown node's id as an int */
+    int32_t unk_id;        /* the unknown node's id, -1 for none (a marker, llama.cpp's LLAMA_TOKEN_NULL) */
+    double unk_score;
+    int float32;
+    int raise_unknown;     /* unk_id None with HF's rules: an unknown node that wins raises */
+    int collapse;          /* unknown_runs="collapse" */
+    int byte_fallback;     /* byte_ids holds the <0xHH> pieces' ids (-1: absent) */
+    int32_t byte_ids[256];
+    int ready;             /* set once __init__ has completed */
+} Lattice;
+
+static void Lattice_dealloc(Lattice *self) {
+    trie_free(&self->trie);
+    PyMem_Free(self->scores);
+    if (self->id_objects) {
+        for (Py_ssize_t i = 0; i < self->size; i++) Py_XDECREF(self->id_objects[i]);
+        PyMem_Free(self->id_objects);
+    }
+    Py_XDECREF(self->unk_object);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Lattice(pieces, ids, scores, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids)
+ *   pieces, ids: the matchable pieces and the id each matches as (equal lengths);
+ *   scores: the path score of every id (a list of floats); unk_id: an id or -1;
+ *   byte_ids: None, or the 256 ids of the <0xHH> pieces (None where absent). */
+static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
+    PyObject *pieces, *ids, *scores, *byte_ids;
+    long unk_id;
+    double unk_score;
+    int float32, raise_unknown, collapse;
+    static char *kwlist[] = {"pieces", "ids", "scores", "unk_id", "unk_score", "float32", "raise_unknown",
+                             "collapse", "byte_ids", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!ldpppO", kwlist, &PyList_Type, &pieces, &PyList_Type, &ids,
+                                     &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown, &collapse,
+                                     &byte_ids))
+        return -1;
+    if (self->scores || self->trie.keys) {
+        PyErr_SetString(PyExc_RuntimeError, "Lattice is already initialised");
+        return -1;
+    }
+    Py_ssize_t size = PyList_GET_SIZE(scores);
+    if (size > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
+        return -1;
+    }
+    if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(ids)) {
+        PyErr_SetString(PyExc_ValueError, "pieces and ids differ in length");
+        return -1;
+    }
+    if (unk_id < -1 || unk_id >= size) {
+        PyErr_SetString(PyExc_ValueError, "unk_id out of range");
+        return -1;
+    }
+    if (trie_init(&self->trie) < 0) return -1;
+    self->scores = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(double));
+    self->id_objects = PyMem_Calloc((size_t)(size ? size : 1), sizeof(PyObject *));
+    if (!self->scores || !self->id_objects) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->size = size;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, i));
+        if (score == -1.0 && PyErr_Occurred()) return -1;
+        self->scores[i] = score;
+        self->id_objects[i] = PyLong_FromSsize_t(i);
+        if (!self->id_objects[i]) return -1;
+    }
+    self->unk_object = PyLong_FromLong(unk_id);
+    if (!self->unk_object) return -1;
+    self->unk_id = (int32_t)unk_id;
+    self->unk_score = unk_score;
+    self->float32 = float32;
+    self->raise_unknown = raise_unknown;
+    self->collapse = collapse;
+    self->byte_fallback = byte_ids != Py_None;
+    for (int b = 0; b < 256; b++) self->byte_ids[b] = -1;
+    if (self->byte_fallback) {
+        if (!PyList_Check(byte_ids) || PyList_GET_SIZE(byte_ids) != 256) {
+            PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
+            return -1;
+        }
+        for (int b = 0; b < 256; b++) {
+            PyObject *item = PyList_GET_ITEM(byte_ids, b);
+            if (item == Py_None) continue;
+            Py_ssize_t id = PyLong_AsSsize_t(item);
+            if (id == -1 && PyErr_Occurred()) return -1;
+            if (id < 0 || id >= size) {
+                PyErr_SetString(PyExc_ValueError, "byte id out of range");
+                return -1;
+            }
+            self->byte_ids[b] = (int32_t)id;
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pieces); i++) {
+        PyObject *piece = PyList_GET_ITEM(pieces, i);
+        if (!PyUnicode_Check(piece)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        Py_ssize_t id = PyLong_AsSsize_t(PyList_GET_ITEM(ids, i));
+        if (id == -1 && PyErr_Occurred()) return -1;
+        if (id < 0 || id >= size) {
+            PyErr_SetString(PyExc_ValueError, "piece id out of range");
+            return -1;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(piece);
+        if (length == 0) continue; /* the empty piece never matches */
+        int kind = PyUnicode_KIND(piece);
+        const void *data = PyUnicode_DATA(piece);
+        uint32_t node = 0;
+        for (Py_ssize_t j = 0; j < length; j++) {
+            node = trie_add_child(&self->trie, node, (uint32_t)PyUnicode_READ(kind, data, j));
+            if (node == NO_CHILD) return -1;
+        }
+        self->trie.terminal[node] = (int32_t)id;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+/* -- the Viterbi ---------------------------------------------------------------------------- */
+
+typedef struct {
+    Py_ssize_t *start_of; /* per end position: where its best node starts, -1 unset */
+    int32_t *id_of;       /* per end position: its best node's id */
+    void *best;           /* per position: the best path score (double or float) */
+} Tables;
+
+/* float64 (HF, llama.cpp). Returns -1, or the position of an unknown character that would
+ * win with `raise_unknown` (the pure loop raises there). */
+static Py_ssize_t viterbi64(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n, Tables *tb) {
+    const Trie *t = &L->trie;
+    double *best = tb->best;
+    Py_ssize_t *start_of = tb->start_of;
+    int32_t *id_of = tb->id_of;
+    for (Py_ssize_t start = 0; start < n; start++) {
+        double here = best[start];
+        uint32_t node = 0;
+        int single = 0;
+        for (Py_ssize_t end = start + 1; end <= n; end++) {
+            node = trie_child(t, node, (uint32_t)text[end - 1]);
+            if (node == NO_CHILD) break;
+            int32_t id = t->terminal[node];
+            if (id < 0) continue;
+            if (end == start + 1) single = 1;
+            double offer = here + L->scores[id];
+            if (start_of[end] < 0 || offer > best[end]) {
+                best[end] = offer;
+                start_of[end] = start;
+                id_of[end] = id;
+            }
+        }
+        if (!single) {
+            double offer = here + L->unk_score;
+            if (start_of[start + 1] < 0 || offer > best[start + 1]) {
+                if (L->raise_unknown) return start;
+                best[start + 1] = offer;
+                start_of[start + 1] = start;
+                id_of[start + 1] = L->unk_id;
+            }
+        }
+    }
+    return -1;
+}
+
+static inline float round32(double value) { return (float)value; }
+
+/* float32 (sentencepiece): every offer is the double sum stored into a float; the reset shift. */
+static void viterbi32(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n, Tables *tb) {
+    const Trie *t = &L->trie;
+    float *best = tb->best;
+    Py_ssize_t *start_of = tb->start_of;
+    int32_t *id_of = tb->id_of;
+    Py_ssize_t frontier = 0;
+    for (Py_ssize_t start = 0; start < n; start++) {
+        double here = (double)best[start];
+        if (!(here >= -SHIFT_AT && here <= SHIFT_AT)) { /* NaN shifts too, as in the pure loop */
+            for (Py_ssize_t i = start; i <= frontier; i++)
+                if (i == start || start_of[i] != -1) best[i] = round32((double)best[i] - here);
+            here = 0.0;
+        }
+        uint32_t node = 0;
+        int single = 0;
+        for (Py_ssize_t end = start + 1; end <= n; end++) {
+            node = trie_child(t, node, (uint32_t)text[end - 1]);
+            if (node == NO_CHILD) break;
+            int32_t id = t->terminal[node];
+            if (id < 0) continue;
+            if (end == start + 1) single = 1;
+            if (end > frontier) frontier = end;
+            float offer = round32(here + L->scores[id]);
+            if (start_of[end] < 0 || offer > best[end]) {
+                best[end] = offer;
+                start_of[end] = start;
+                id_of[end] = id;
+            }
+        }
+        if (!single) {
+            if (start + 1 > frontier) frontier = start + 1;
+            float offer = round32(here + L->unk_score);
+            if (start_of[start + 1] < 0 || offer > best[start + 1]) {
+                best[start + 1] = offer;
+                start_of[start + 1] = start;
+                id_of[start + 1] = L->unk_id;
+            }
+        }
+    }
+}
+
+static inline PyObject *id_object(const Lattice *L, int32_t id) {
+    return id >= 0 && id < L->size ? L->id_objects[id] : L->unk_object;
+}
+
+/* UTF-8 bytes of one code point; a lone surrogate as its three bytes (Python's "surrogatepass"). */
+static int utf8_of(Py_UCS4 cp, unsigned char out[4]) {
+    if (cp < 0x80) {
+        out[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | (cp >> 6));
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | (cp >> 12));
+        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (unsigned char)(0xF0 | (cp >> 18));
+    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* The final ids of a path holding unknown nodes, with unknown_runs="collapse" (unigram.py
+ * `_rewrite_unknown`): without byte fallback, each run of unknown nodes is one unknown id
+ * (`collapse_runs`); with it, each unknown node is the <0xHH> pieces of its text's UTF-8
+ * bytes (`_spell_unknown`, `spell_bytes`: EncodeError when a byte has no piece).
+ * The path is linked forward: `first` is the first node's end, start_of[end] the next one's. */
+static PyObject *collapsed(const Lattice *L, const Py_UCS4 *text, Py_ssize_t first, const Tables *tb) {
+    Py_ssize_t total = 0;
+    int in_run = 0;
+    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = tb->start_of[end]) {
+        if (tb->id_of[end] != L->unk_id) {
+            total++;
+            in_run = 0;
+        } else if (L->byte_fallback) {
+            unsigned char bytes[4];
+            for (Py_ssize_t i = start; i < end; i++) total += utf8_of(text[i], bytes);
+        } else {
+            total += !in_run;
+            in_run = 1;
+        }
+    }
+    PyObject *ids = PyList_New(total);
+    if (!ids) return NULL;
+    Py_ssize_t k = 0;
+    in_run = 0;
+    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = tb->start_of[end]) {
+        int32_t id = tb->id_of[end];
+        if (id != L->unk_id) {
+            if (k == total) goto miscounted;
+            PyList_SET_ITEM(ids, k++, Py_NewRef(id_object(L, id)));
+            in_run = 0;
+        } else if (L->byte_fallback) {
+            for (Py_ssize_t i = start; i < end; i++) {
+                unsigned char bytes[4];
+                int length = utf8_of(text[i], bytes);
+                for (int b = 0; b < length; b++) {
+                    int32_t byte_id = L->byte_ids[bytes[b]];
+                    if (byte_id < 0) {
+                        static const char hex[] = "0123456789ABCDEF";
+                        PyErr_Format(encode_error, "byte fallback: the vocabulary has no piece '<0x%c%c>'",
+                                     hex[bytes[b] >> 4], hex[bytes[b] & 15]);
+                        Py_DECREF(ids);
+                        return NULL;
+                    }
+                    if (k == total) goto miscounted;
+                    PyList_SET_ITEM(ids, k++, Py_NewRef(L->id_objects[byte_id]));
+                }
+            }
+        } else if (!in_run) {
+            if (k == total) goto miscounted;
+            PyList_SET_ITEM(ids, k++, Py_NewRef(id_object(L, id)));
+            in_run = 1;
+        }
+    }
+    if (k != total) goto miscounted;
+    PyObject *result = PyTuple_Pack(2, ids, Py_None);
+    Py_DECREF(ids);
+    return result;
+miscounted: /* the two passes disagree: a bug, reported rather than written out of bounds */
+    PyErr_SetString(PyExc_SystemError, "unigram: unknown-run rewrite miscounted");
+    Py_DECREF(ids);
+    return NULL;
+}
+
+/* nodes(word, with_ends) -> (ids, ends | None)
+ * with_ends true: the best path's node ids, first to last (unknown nodes as unk_id, or -1),
+ * and the list of where each ends. with_ends false: (ids, None) when the ids are final (no
+ * unknown node, or unknown_runs="collapse", rewritten here), else the nodes and their ends
+ * (unknown_runs="fuse", which the caller rewrites). */
+static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "nodes(word: str, with_ends: bool)");
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Lattice is not initialised");
+        return NULL;
+    }
+    PyObject *word = args[0];
+    int with_ends = PyObject_IsTrue(args[1]);
+    if (with_ends < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n == 0) {
+        PyObject *ids = PyList_New(0);
+        if (!ids) return NULL;
+        PyObject *ends = with_ends ? PyList_New(0) : Py_NewRef(Py_None);
+        if (!ends) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+        return Py_BuildValue("(NN)", ids, ends);
+    }
+    if (n >= PY_SSIZE_T_MAX / 16 - 1) return PyErr_NoMemory();
+    size_t slots = (size_t)n + 1;
+    Py_UCS4 *copy = NULL;
+    const Py_UCS4 *text;
+    if (PyUnicode_KIND(word) == PyUnicode_4BYTE_KIND) {
+        text = PyUnicode_4BYTE_DATA(word);
+    } else {
+        copy = PyUnicode_AsUCS4Copy(word);
+        if (!copy) return NULL;
+        text = copy;
+    }
+    Tables tb;
+    tb.start_of = PyMem_Malloc(slots * sizeof(Py_ssize_t));
+    tb.id_of = PyMem_Malloc(slots * sizeof(int32_t));
+    tb.best = PyMem_Calloc(slots, self->float32 ? sizeof(float) : sizeof(double));
+    PyObject *result = NULL, *ids = NULL, *ends = NULL;
+    if (!tb.start_of || !tb.id_of || !tb.best) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t i = 0; i < slots; i++) tb.start_of[i] = -1;
+    Py_ssize_t unknown_at = -1;
+    if (n >= GIL_FREE_CHARS) {
+        Py_BEGIN_ALLOW_THREADS
+        if (self->float32) viterbi32(self, text, n, &tb);
+        else unknown_at = viterbi64(self, text, n, &tb);
+        Py_END_ALLOW_THREADS
+    } else if (self->float32) {
+        viterbi32(self, text, n, &tb);
+    } else {
+        unknown_at = viterbi64(self, text, n, &tb);
+    }
+    if (unknown_at >= 0) {
+        PyObject *ch = PyUnicode_Substring(word, unknown_at, unknown_at + 1);
+        if (ch) {
+            PyErr_Format(encode_error, "Encountered an unknown token but `unk_id` is missing (character %R has no piece)",
+                         ch);
+            Py_DECREF(ch);
+        }
+        goto done;
+    }
+    /* Backtrack: count the nodes and link them forward (start_of[end] becomes the next node's end). */
+    Py_ssize_t count = 0, unknown = 0, next = -1;
+    for (Py_ssize_t end = n; end > 0;) {
+        Py_ssize_t start = tb.start_of[end];
+        count++;
+        unknown |= tb.id_of[end] == self->unk_id;
+        tb.start_of[end] = next;
+        next = end;
+        end = start;
+    }
+    Py_ssize_t first = next;
+    if (unknown && !with_ends && self->collapse) {
+        result = collapsed(self, text, first, &tb);
+        goto done;
+    }
+    ids = PyList_New(count);
+    if (!ids) goto done;
+    if (with_ends || unknown) {
+        ends = PyList_New(count);
+        if (!ends) goto done;
+    } else {
+        ends = Py_NewRef(Py_None);
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t end = first; end > 0; end = tb.start_of[end], k++) {
+        PyList_SET_ITEM(ids, k, Py_NewRef(id_object(self, tb.id_of[end])));
+        if (ends != Py_None) {
+            PyObject *e = PyLong_FromSsize_t(end);
+            if (!e) goto done;
+            PyList_SET_ITEM(ends, k, e);
+        }
+    }
+    result = PyTuple_Pack(2, ids, ends);
+done:
+    Py_XDECREF(ids);
+    Py_XDECREF(ends);
+    PyMem_Free(tb.start_of);
+    PyMem_Free(tb.id_of);
+    PyMem_Free(tb.best);
+    PyMem_Free(copy);
+    return result;
+}
+
+static PyObject *Lattice_reduce(Lattice *self, PyObject *unused) {
+    PyErr_SetString(PyExc_TypeError, "a Lattice is not picklable: its owner rebuilds it after unpickling");
+    return NULL;
+}
+
+static PyMethodDef Lattice_methods[] = {
+    {"nodes", (PyCFunction)(void (*)(void))Lattice_nodes, METH_FASTCALL,
+     "nodes(word, with_ends) -> (ids, ends or None): the best path's ids and where each ends"},
+    {"__reduce__", (PyCFunction)Lattice_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject LatticeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.unigram.Lattice",
+    .tp_doc = "The matchable pieces of one Unigram vocabulary (a trie) and their scores; nodes() runs the Viterbi.",
+    .tp_basicsize = sizeof(Lattice),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Lattice_init,
+    .tp_dealloc = (destructor)Lattice_dealloc,
+    .tp_methods = Lattice_methods,
+};
+
+static struct PyModuleDef unigram_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polytok._kernels.unigram",
+    .m_doc = "The Unigram model's Viterbi best path (polytok.models.unigram), compiled.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit_unigram(void) {
+    if (PyType_Ready(&LatticeType) < 0) return NULL;
+    PyObject *errors = PyImport_ImportModule("polytok.errors");
+    if (!errors) return NULL;
+    Py_XSETREF(encode_error, PyObject_GetAttrString(errors, "EncodeError"));
+    Py_DECREF(errors);
+    if (!encode_error) return NULL;
+    PyObject *m = PyModule_Create(&unigram_module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Lattice", (PyObject *)&LatticeType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,331 @@
+"""The compiled Unigram Viterbi (polytok._kernels.unigram) against the pure-Python `Unigram`, and live
+against sentencepiece 0.2.3 where the float32 path is pushed past its score reset.
+
+Every Unigram fixture (tokenizer.json, .model, the synthetic .model files of tests/data), the bench
+slices, the edge texts, every option of `Unigram` on hypothesis text (ties, unknown runs, byte
+fallback, lone surrogates, astral characters), hostile scores, pickling and threads.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+import struct
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polytok
+import polytok.kernels
+from polytok.errors import EncodeError
+from polytok.models.unigram import Unigram
+
+from ._compiled import compiled
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "sentencepiece"
+FILES = [("albert-base-v2-tf5", "tokenizer.json"), ("marian-nmt", "tokenizer.json"), ("marian-nmt", "vocab.joint.spm"),
+         ("spm-botchan-unigram-1000", "spm.model"), ("spm-kyoto-ja-unigram-8000", "spm.model")]
+SYNTHETIC = sorted(p.name for p in DATA.glob("unigram-*.model"))
+CORPORA = ("bench_en", "bench_code", "bench_multi")
+ALPHABET = "ab▁c日😀\u0301 \t\ud800xé"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module():
+    compiled("unigram")
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def pair(*args, **options):
+    """The same `Unigram`, pure and compiled."""
+    with polytok.kernels.pure_path():
+        pure = Unigram(*args, **options)
+    fast = Unigram(*args, **options)
+    assert pure._lattice is None and fast._lattice is not None
+    return pure, fast
+
+
+def outcome(call, text):
+    """The result, or the error's type and message (a normalizer refuses lone surrogates in both paths)."""
+    try:
+        return call(text)
+    except (EncodeError, UnicodeError) as error:
+        return (type(error).__name__, str(error))
+
+
+def check(pure, fast, texts):
+    for text in texts:
+        assert outcome(fast.tokenize, text) == outcome(pure.tokenize, text), text
+        assert outcome(fast.tokenize_spans, text) == outcome(pure.tokenize_spans, text), text
+        assert outcome(fast._word_ids, text) == outcome(pure._word_ids, text), text  # past the cache
+
+
+def load_pair(path):
+    with polytok.kernels.pure_path():
+        pure = polytok.load(str(path))
+    fast = polytok.load(str(path))
+    assert pure.model._lattice is None and fast.model._lattice is not None
+    return pure, fast
+
+
+def _fixture(name, filename):
+    from fixtures import fixture_path
+
+    return fixture_path(name, filename)
+
+
+# -- real files ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "filename"), FILES)
+def test_fixtures_on_bench_slices_and_edge_texts(name, filename):
+    from fixtures import bench_slice, edge_texts
+
+    pure, fast = load_pair(_fixture(name, filename))
+    texts = [bench_slice(corpus, 30000) for corpus in CORPORA] + edge_texts()
+    for text in texts:
+        assert fast.encode(text) == pure.encode(text)
+    for text in texts[3:] + [texts[0][:3000], texts[2][:3000]]:
+        assert fast.encode_full(text).offsets == pure.encode_full(text).offsets
+    words = [w for text in texts for w in fast.pre_tokens(fast.normalize(text))]
+    assert fast.model.tokenize_all(words) == pure.model.tokenize_all(words)
+    for word in words[:2000]:
+        assert fast.model.tokenize_spans(word) == pure.model.tokenize_spans(word)
+
+
+@pytest.mark.parametrize("name", SYNTHETIC)
+def test_synthetic_sentencepiece_models(name):
+    from fixtures import bench_slice, edge_texts
+
+    pure, fast = load_pair(DATA / name)
+    for text in [bench_slice(corpus, 5000) for corpus in CORPORA] + edge_texts():
+        assert fast.encode(text) == pure.encode(text)
+
+
+@pytest.mark.parametrize(("name", "filename"), FILES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=60))
+def test_fixtures_on_random_text(name, filename, text):
+    pure, fast = _loaded(name, filename)
+    assert outcome(fast.encode, text) == outcome(pure.encode, text)
+
+
+_LOADED: dict[tuple[str, str], tuple[polytok.Tokenizer, polytok.Tokenizer]] = {}
+
+
+def _loaded(name, filename):
+    if (name, filename) not in _LOADED:
+        _LOADED[name, filename] = load_pair(_fixture(name, filename))
+    return _LOADED[name, filename]
+
+
+# -- every option on synthetic vocabularies -----------------------------------------------------------
+
+BYTES = [(f"<0x{b:02X}>", -7.0) for b in range(256)]
+TIES = [("<unk>", -5.0), ("a", -1.0), ("b", -1.0), ("ab", -2.0), ("▁", -0.5), ("▁a", -1.5), ("c", -1.0),
+        ("bc", -2.0), ("abc", -3.0), ("日", -2.0), ("日▁", -2.5), ("😀", -1.0), ("e\u0301", -1.0), ("\ud800", -3.0),
+        ("\ud800a", -4.0), ("", 5.0), ("ab", -1.75), ("x", -4.0)]
+OPTIONS = {
+    "hf": {},
+    "hf-unk-none": dict(unk=None),
+    "hf-bytes": dict(byte_fallback=True),
+    "hf-bytes-partial": dict(byte_fallback=True, partial_bytes=True),
+    "llama-ugm": dict(matchable=True, zero_score=True, unk_score=-9.0, unknown_runs="collapse"),
+    "llama-ugm-unk-none": dict(unk=None, matchable=True, unknown_runs="collapse"),
+    "spm": dict(matchable=True, unk_score=_f32(-11.3), unknown_runs="collapse", float32=True),
+    "spm-bytes": dict(matchable=True, unknown_runs="collapse", float32=True, byte_fallback=True),
+    "spm-bytes-partial": dict(unknown_runs="collapse", float32=True, byte_fallback=True, partial_bytes=True),
+    "spm-unk-none": dict(unk=None, unknown_runs="collapse", float32=True),
+    "f32-fuse": dict(float32=True),
+    "f32-fuse-unk-none": dict(unk=None, float32=True),
+    "collapse-bytes-f64": dict(unknown_runs="collapse", byte_fallback=True),
+}
+
+
+def build(vocab, options):
+    options = dict(options)
+    unk = options.pop("unk", 0)
+    vocab = list(vocab)
+    if options.get("byte_fallback"):
+        vocab += BYTES[::2] if options.pop("partial_bytes", False) else BYTES
+    if options.get("matchable") is True:
+        options["matchable"] = [i % 5 != 3 for i in range(len(vocab))]
+    if options.get("zero_score") is True:
+        options["zero_score"] = [i % 7 == 2 for i in range(len(vocab))]
+    return pair(vocab, unk, options.pop("byte_fallback", False), **options)
+
+
+EDGE = ["", "a", "ab", "abab", "abc", "▁a▁a", "xyz", "qqq", "qaq", "日日▁", "😀😀q😀", "e\u0301e\u0301",
+        "\ud800a\ud800", "\udfff", "a\x00b", "é", "q\ud800q", "  \t ", "ab" * 300, "qz" * 200]
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_options_on_edge_words(option):
+    pure, fast = build(TIES, OPTIONS[option])
+    check(pure, fast, EDGE)
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet=ALPHABET + "qz\U0001F600", max_size=40))
+def test_options_on_random_words(option, text):
+    pure, fast = _built(option)
+    check(pure, fast, [text])
+
+
+_BUILT: dict[str, tuple[Unigram, Unigram]] = {}
+
+
+def _built(option):
+    if option not in _BUILT:
+        _BUILT[option] = build(TIES, OPTIONS[option])
+    return _BUILT[option]
+
+
+SCORES = st.sampled_from([0.0, -0.0, -1.0, -2.0, -0.5, -1.5, -3.0, 1.0, -35000.0, -35000.5, -70000.0, 2.5e-7,
+                          -1e-30, -1e9, _f32(-0.1), -12.25])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.tuples(st.text(alphabet="ab▁c日😀\ud800", max_size=4), SCORES), min_size=1, max_size=25),
+       text=st.text(alphabet="ab▁c日😀\ud800q", max_size=50), option=st.sampled_from(list(OPTIONS)))
+def test_random_vocabularies(pieces, text, option):
+    """Random vocabularies: ties everywhere, duplicated pieces, large scores (float32's score reset)."""
+    pure, fast = build([("<unk>", -3.0), *pieces], OPTIONS[option])
+    check(pure, fast, [text, text * 3])
+
+
+def test_float32_score_reset_on_a_long_text():
+    """Scores near -35000 make the best path leave [-100000, 100000] every few characters."""
+    vocab = [("<unk>", 0.0), ("a", -35000.0), ("b", -35000.5), ("ab", -70000.5), ("ba", -70000.0), ("▁", -1.0),
+             ("▁a", -35001.0), ("aba", -105000.5)]
+    pure, fast = pair(vocab, 0, matchable=[True] * len(vocab), unk_score=-105000.0, unknown_runs="collapse",
+                      float32=True)
+    rng = random.Random(5)
+    texts = ["".join(rng.choice("ab▁q") for _ in range(n)) for n in (1, 5, 50, 500, 5000)]
+    check(pure, fast, texts)
+
+
+def test_hostile_scores_and_unknown_ids():
+    """NaN and infinite scores (a constructor call, not a reader) give the pure path's answer, no crash."""
+    vocab = [("<unk>", math.nan), ("a", math.inf), ("b", -math.inf), ("ab", math.nan), ("c", -1e308), ("cc", -1e308),
+             ("<0x71>", 0.0)]
+    texts = ["a", "ab", "abab", "ccc", "qcq", "ba", "cab" * 50]
+    for options in ({}, dict(float32=True), dict(unknown_runs="collapse"), dict(unk_score=math.nan),
+                    dict(unknown_runs="collapse", float32=True, unk_score=math.inf)):
+        for byte_fallback in (False, True):
+            pure, fast = pair(vocab, 0, byte_fallback, **options)
+            check(pure, fast, texts)
+    check(*pair([], None), ["", "a"])
+    check(*pair([], None, unknown_runs="collapse"), ["", "a"])
+    check(*pair([("a", 0.0)], None, float32=True), ["", "a", "ba"])
+
+
+def test_unknown_without_unk_id_raises_the_same_error():
+    pure, fast = pair([("a", -1.0), ("b", -1.0)], None)
+    with pytest.raises(EncodeError, match="character 'q' has no piece"):
+        fast.tokenize("abq")
+    check(pure, fast, ["abq", "q", "\ud800", "😀a"])
+
+
+def test_byte_fallback_with_a_missing_byte_raises_the_same_error():
+    pure, fast = pair([("<unk>", 0.0), ("a", -1.0), ("<0x71>", -2.0)], 0, True, unknown_runs="collapse", float32=True)
+    assert fast.tokenize("aqa") == [1, 2, 1]
+    with pytest.raises(EncodeError, match="no piece '<0xE6>'"):
+        fast.tokenize("a日")
+    check(pure, fast, ["aqa", "a日", "\ud800"])
+
+
+def test_a_long_word_and_threads():
+    pure, fast = build(TIES, OPTIONS["spm-bytes"])
+    rng = random.Random(7)
+    long_word = "".join(rng.choice(ALPHABET + "q") for _ in range(200000))
+    expected = pure._word_ids(long_word)
+    results: list[list[int]] = []
+
+    def run():
+        results.append(fast._word_ids(long_word))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 4
+    assert fast._word_ids("ab" * 500000) == pure._word_ids("ab" * 500000)
+
+
+def test_pickle_keeps_the_compiled_path():
+    pure, fast = build(TIES, OPTIONS["spm"])
+    again = pickle.loads(pickle.dumps(fast))
+    assert again._lattice is not None
+    check(pure, again, EDGE)
+    with polytok.kernels.pure_path():
+        plain = pickle.loads(pickle.dumps(fast))
+    assert plain._lattice is None and plain._viterbi32 is not None
+    check(plain, again, EDGE)
+    with pytest.raises(TypeError):
+        pickle.dumps(fast._lattice)
+
+
+def test_lattice_refuses_bad_arguments():
+    module = compiled("unigram")
+    with pytest.raises(ValueError):
+        module.Lattice(["a"], [5], [0.0], -1, 0.0, False, False, False, None)
+    with pytest.raises(ValueError):
+        module.Lattice([], [], [0.0], 3, 0.0, False, False, False, None)
+    with pytest.raises(TypeError):
+        module.Lattice([1], [0], [0.0], -1, 0.0, False, False, False, None)
+    with pytest.raises(TypeError):
+        module.Lattice([], [], [0.0], -1, 0.0, False, False, False, [0] * 3)
+    lattice = module.Lattice.__new__(module.Lattice)
+    with pytest.raises(RuntimeError):
+        lattice.nodes("a", False)
+    lattice = module.Lattice(["a"], [0], [0.0], -1, 0.0, False, False, False, None)
+    with pytest.raises(RuntimeError):
+        lattice.__init__(["a"], [0], [0.0], -1, 0.0, False, False, False, None)
+    with pytest.raises(TypeError):
+        lattice.nodes(b"a", False)
+
+
+# -- live: sentencepiece past its score reset -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scaled_model(tmp_path_factory):
+    """kyoto-ja's .model with every score times 4000 (still float32 values): sentencepiece's best path
+    leaves [-100000, 100000] every few characters, so its score reset runs all the time."""
+    spm = pytest.importorskip("sentencepiece")
+    from sentencepiece import sentencepiece_model_pb2
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(_fixture("spm-kyoto-ja-unigram-8000", "spm.model").read_bytes())
+    for piece in proto.pieces:
+        piece.score = _f32(piece.score * 4000.0)
+    path = tmp_path_factory.mktemp("spm") / "scaled.model"
+    path.write_bytes(proto.SerializeToString())
+    return spm.SentencePieceProcessor(model_file=str(path)), polytok.load(str(path))
+
+
+def test_score_reset_equals_sentencepiece_on_bench_slices(scaled_model):
+    from fixtures import bench_slice
+
+    sp, tok = scaled_model
+    assert tok.model._lattice is not None
+    for corpus in CORPORA:
+        text = bench_slice(corpus, 20000)
+        assert tok.encode(text) == sp.encode(text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet="日本語のテキストabc ▁\u3000東京と京都。", max_size=80))
+def test_score_reset_equals_sentencepiece_on_random_text(scaled_model, text):
+    sp, tok = scaled_model
+    assert tok.encode(text) == sp.encode(text)
