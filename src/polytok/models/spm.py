@@ -77,10 +77,11 @@ from heapq import heapify, heappop, heappush
 from itertools import islice
 from typing import Any, Literal
 
+from .. import kernels
 from ..errors import EncodeError, FormatError
-from ._cache import WordCache
+from ._cache import CACHE_SIZE, CACHED_WORD_CHARS, WordCache
 from ._min_tree import MinTree
-from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
+from ._vocab import BYTE_PIECES, Node, PieceListLookup, collapse_runs, spell_bytes
 
 _NO_RANK = (1 << 31) - 1  # a pair that does not merge (`_merge`)
 _TREE_FROM = 64  # characters: shorter plain pieces merge in `_merge_short`
@@ -138,15 +139,48 @@ class SPM(PieceListLookup):
             self._byte_ids.append(found)
         self._cache = WordCache()
         self._ranks: dict[str, int] | None = None  # `_merge_rank`
+        self._kernel = self._compiled()
+
+    def _compiled(self) -> Any:
+        """The compiled merge of this vocabulary (``polytok._kernels.spm_merge.Merger``), or None:
+        the pure path, or a score that is NaN (the pure queue's order is the reference there)."""
+        module = kernels.kernel("spm_merge")
+        if module is None:
+            return None
+        spell = self._unknown == "spell"
+        byte_ids = self._byte_ids if spell else [self._ids.get(p) for p in BYTE_PIECES]
+        try:
+            return module.Merger(self._ids if spell else self._outputs, self._merge_score,
+                                 () if spell else self._unused, () if spell else self._symbols, byte_ids,
+                                 ("spell", "unk", "byte_fallback").index(self._unknown),
+                                 -1 if self._unk_id is None else self._unk_id, CACHE_SIZE, CACHED_WORD_CHARS)
+        except (ValueError, OverflowError):
+            return None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the merge ranks, which are rebuilt on first use (`_merge_rank`)."""
-        return {**self.__dict__, "_ranks": None}
+        """Pickled without the merge ranks, which are rebuilt on first use (`_merge_rank`), and
+        without the compiled merge, rebuilt on unpickling."""
+        return {**self.__dict__, "_ranks": None, "_kernel": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._kernel = self._compiled()
 
     # -- the Model protocol -------------------------------------------------
 
     def tokenize(self, piece: str) -> list[int]:
+        if self._kernel is not None:
+            return self._kernel.tokenize(piece, self._cache, self._fresh_ids)  # type: ignore[no-any-return]
         return self._cache.ids(piece, self._tokens)
+
+    def tokenize_all(self, words: list[str]) -> list[int]:
+        if self._kernel is not None:
+            return self._kernel.tokenize_all(words, self._cache, self._fresh_ids)  # type: ignore[no-any-return]
+        return super().tokenize_all(words)
+
+    def _fresh_ids(self, piece: str) -> list[int]:
+        """The ids of `piece` on the pure path (the compiled merge's fallback for what it leaves out)."""
+        return [token for token, _, _ in self._tokens(piece)]
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return list(self._tokens(piece))

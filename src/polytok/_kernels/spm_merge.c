@@ -1,0 +1,868 @@
+/* polytok._kernels.spm_merge: the per-word merge of `polytok.models.spm.SPM`, compiled.
+ *
+ * The score-ordered BPE of sentencepiece's BPE model (sentencepiece 0.2.3, src/bpe_model.cc,
+ * Model::SampleEncode without dropout) and of llama.cpp's SPM session (llama-cpp-python
+ * 0.3.36, vendor/llama.cpp/src/llama-vocab.cpp, llm_tokenizer_spm_session::tokenize), as
+ * the pure-Python `SPM._merge` / `_merge_short` / `_llama_tokens` / `_emit_all` state them:
+ * symbols start as the characters of the word (sentencepiece: the user-defined pieces cut
+ * first and frozen, `SPM._cut_symbols`); every adjacent pair whose text has a merge score is
+ * queued; the queue pops the highest score, ties to the leftmost pair; a popped pair whose
+ * symbols changed since it was queued is skipped; a merge queues the two new neighbour pairs.
+ * Then each surviving symbol gives its id, or the unknown rule of the model's mode.
+ *
+ * The piece table is built once per model (`Merger`): an open-addressing hash of the pieces
+ * as code point strings, each with its output id, its merge score (if it merges) and its
+ * sentencepiece UNUSED flag. The per-call scratch (code points, links, queue) belongs to the
+ * call, so one Merger serves several threads; long words merge without the GIL.
+ *
+ * A word the kernel does not cover returns None from `ids`, and `tokenize` / `tokenize_all`
+ * call the pure-Python fallback for it: a surviving UNUSED piece (sentencepiece resegments it
+ * through the pairs it was queued from), a byte the vocabulary has no piece for (the pure
+ * path raises its error), a word of 2**28 characters or more.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { MODE_SPELL = 0, MODE_UNK = 1, MODE_BYTE_FALLBACK = 2 };
+
+#define MAX_WORD ((Py_ssize_t)1 << 28) /* characters; longer words take the pure path */
+#define STACK_CHARS 96                  /* words up to this long use stack scratch */
+#define RELEASE_GIL_FROM 2048           /* characters */
+
+/* ---- the piece table ---------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t hash;
+    Py_ssize_t off; /* into pool */
+    Py_ssize_t len;
+    double score;
+    int32_t out_id; /* -1: not an output */
+    uint8_t has_score;
+    uint8_t unused;
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    Py_ssize_t count;
+    Py_ssize_t capacity;
+    int32_t *slots; /* entry index or -1 */
+    size_t mask;
+    Py_UCS4 *pool;
+    Py_ssize_t pool_len;
+    Py_ssize_t pool_cap;
+    Py_ssize_t max_len;
+} Table;
+
+static inline uint64_t
+hash_cps(const Py_UCS4 *cps, Py_ssize_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        h ^= (uint64_t)cps[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+static void
+table_free(Table *t)
+{
+    PyMem_Free(t->entries);
+    PyMem_Free(t->slots);
+    PyMem_Free(t->pool);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Room for `expected` entries; slots a power of two at least twice that. */
+static int
+table_init(Table *t, Py_ssize_t expected)
+{
+    memset(t, 0, sizeof(*t));
+    if (expected < 1)
+        expected = 1;
+    if (expected > (Py_ssize_t)1 << 29) {
+        PyErr_SetString(PyExc_OverflowError, "spm_merge: too many pieces");
+        return -1;
+    }
+    size_t nslots = 8;
+    while (nslots < (size_t)expected * 2)
+        nslots <<= 1;
+    t->entries = PyMem_Malloc((size_t)expected * sizeof(Entry));
+    t->slots = PyMem_Malloc(nslots * sizeof(int32_t));
+    t->pool_cap = 1024;
+    t->pool = PyMem_Malloc((size_t)t->pool_cap * sizeof(Py_UCS4));
+    if (t->entries == NULL || t->slots == NULL || t->pool == NULL) {
+        table_free(t);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < nslots; i++)
+        t->slots[i] = -1;
+    t->mask = nslots - 1;
+    t->capacity = expected;
+    return 0;
+}
+
+static const Entry *
+table_find(const Table *t, const Py_UCS4 *cps, Py_ssize_t len)
+{
+    if (t->count == 0 || len > t->max_len)
+        return NULL;
+    uint64_t h = hash_cps(cps, len);
+    size_t slot = (size_t)h & t->mask;
+    for (;;) {
+        int32_t index = t->slots[slot];
+        if (index < 0)
+            return NULL;
+        const Entry *e = &t->entries[index];
+        if (e->hash == h && e->len == len && memcmp(t->pool + e->off, cps, (size_t)len * sizeof(Py_UCS4)) == 0)
+            return e;
+        slot = (slot + 1) & t->mask;
+    }
+}
+
+/* The entry of `key` (a str), added if new. NULL with an exception set on failure. */
+static Entry *
+table_add(Table *t, PyObject *key)
+{
+    if (!PyUnicode_Check(key)) {
+        PyErr_SetString(PyExc_TypeError, "spm_merge: pieces must be str");
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+    if (len > MAX_WORD) {
+        PyErr_SetString(PyExc_OverflowError, "spm_merge: a piece is too long");
+        return NULL;
+    }
+    if (t->pool_len > PY_SSIZE_T_MAX / 2 - len) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (t->pool_len + len > t->pool_cap) {
+        Py_ssize_t cap = t->pool_cap;
+        while (cap < t->pool_len + len)
+            cap *= 2;
+        if ((size_t)cap > PY_SSIZE_T_MAX / sizeof(Py_UCS4)) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        Py_UCS4 *grown = PyMem_Realloc(t->pool, (size_t)cap * sizeof(Py_UCS4));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        t->pool = grown;
+        t->pool_cap = cap;
+    }
+    Py_UCS4 *cps = t->pool + t->pool_len;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t i = 0; i < len; i++)
+        cps[i] = PyUnicode_READ(kind, data, i);
+    uint64_t h = hash_cps(cps, len);
+    size_t slot = (size_t)h & t->mask;
+    for (;;) {
+        int32_t index = t->slots[slot];
+        if (index < 0)
+            break;
+        Entry *e = &t->entries[index];
+        if (e->hash == h && e->len == len && memcmp(t->pool + e->off, cps, (size_t)len * sizeof(Py_UCS4)) == 0)
+            return e;
+        slot = (slot + 1) & t->mask;
+    }
+    if (t->count >= t->capacity) {
+        PyErr_SetString(PyExc_RuntimeError, "spm_merge: piece table full");
+        return NULL;
+    }
+    Entry *e = &t->entries[t->count];
+    e->hash = h;
+    e->off = t->pool_len;
+    e->len = len;
+    e->score = 0.0;
+    e->out_id = -1;
+    e->has_score = 0;
+    e->unused = 0;
+    t->slots[slot] = (int32_t)t->count;
+    t->count++;
+    t->pool_len += len;
+    if (len > t->max_len)
+        t->max_len = len;
+    return e;
+}
+
+/* ---- the Merger object ------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    Table pieces;
+    Table symbols;       /* sentencepiece's user-defined pieces (whole symbols) */
+    Py_UCS4 *starts;     /* sorted first characters of the symbols */
+    Py_ssize_t n_starts;
+    int32_t byte_ids[256]; /* -1: no piece for the byte */
+    int mode;
+    int32_t unk_id;
+    Py_ssize_t cache_limit;
+    Py_ssize_t cache_chars;
+} Merger;
+
+static void
+Merger_dealloc(Merger *self)
+{
+    table_free(&self->pieces);
+    table_free(&self->symbols);
+    PyMem_Free(self->starts);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+as_int32(PyObject *value, int32_t *out, const char *what)
+{
+    long v = PyLong_AsLong(value);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < INT32_MIN || v > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "spm_merge: %s out of range", what);
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+static int
+cmp_ucs4(const void *a, const void *b)
+{
+    Py_UCS4 x = *(const Py_UCS4 *)a, y = *(const Py_UCS4 *)b;
+    return (x > y) - (x < y);
+}
+
+/* Merger(outputs: dict[str, int], scores: dict[str, float], unused: set[str], symbols: set[str],
+ *        byte_ids: list[int | None] (256), mode: int, unk_id: int, cache_limit: int, cache_chars: int)
+ * Raises ValueError for a NaN score (the pure path's queue order is the reference there). */
+static int
+Merger_init(Merger *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *outputs, *scores, *unused, *symbols, *byte_ids;
+    int mode;
+    int unk_id;
+    Py_ssize_t cache_limit, cache_chars;
+    if (!PyArg_ParseTuple(args, "O!O!OOOiinn:Merger", &PyDict_Type, &outputs, &PyDict_Type, &scores, &unused,
+                          &symbols, &byte_ids, &mode, &unk_id, &cache_limit, &cache_chars))
+        return -1;
+    if (mode < MODE_SPELL || mode > MODE_BYTE_FALLBACK) {
+        PyErr_SetString(PyExc_ValueError, "spm_merge: bad mode");
+        return -1;
+    }
+    if (self->pieces.entries != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "spm_merge: Merger already initialised");
+        return -1;
+    }
+    Py_ssize_t expected = PyDict_GET_SIZE(outputs) + PyDict_GET_SIZE(scores);
+    if (table_init(&self->pieces, expected) < 0)
+        return -1;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(outputs, &pos, &key, &value)) {
+        Entry *e = table_add(&self->pieces, key);
+        if (e == NULL || as_int32(value, &e->out_id, "id") < 0)
+            return -1;
+        if (e->out_id < 0) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: negative id");
+            return -1;
+        }
+    }
+    pos = 0;
+    while (PyDict_Next(scores, &pos, &key, &value)) {
+        double score = PyFloat_AsDouble(value);
+        if (score == -1.0 && PyErr_Occurred())
+            return -1;
+        if (isnan(score)) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: a NaN score");
+            return -1;
+        }
+        Entry *e = table_add(&self->pieces, key);
+        if (e == NULL)
+            return -1;
+        e->score = score;
+        e->has_score = 1;
+    }
+    /* UNUSED flags (only pieces already in the table matter) */
+    PyObject *it = PyObject_GetIter(unused);
+    if (it == NULL)
+        return -1;
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyUnicode_Check(item)) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "spm_merge: unused pieces must be str");
+            return -1;
+        }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(item);
+        Py_UCS4 *buf = PyUnicode_AsUCS4Copy(item);
+        Py_DECREF(item);
+        if (buf == NULL) {
+            Py_DECREF(it);
+            return -1;
+        }
+        Entry *e = (Entry *)table_find(&self->pieces, buf, len);
+        PyMem_Free(buf);
+        if (e != NULL)
+            e->unused = 1;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return -1;
+    /* whole symbols */
+    Py_ssize_t n_symbols = PyObject_Length(symbols);
+    if (n_symbols < 0)
+        return -1;
+    if (table_init(&self->symbols, n_symbols) < 0)
+        return -1;
+    if ((size_t)n_symbols > PY_SSIZE_T_MAX / sizeof(Py_UCS4) - 1) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->starts = PyMem_Malloc(((size_t)n_symbols + 1) * sizeof(Py_UCS4));
+    if (self->starts == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    it = PyObject_GetIter(symbols);
+    if (it == NULL)
+        return -1;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (PyUnicode_Check(item) && PyUnicode_GET_LENGTH(item) > 0 && self->symbols.count < n_symbols) {
+            Py_ssize_t before = self->symbols.count;
+            if (table_add(&self->symbols, item) == NULL) {
+                Py_DECREF(item);
+                Py_DECREF(it);
+                return -1;
+            }
+            if (self->symbols.count > before)
+                self->starts[self->n_starts++] = PyUnicode_READ_CHAR(item, 0);
+        }
+        else if (!PyUnicode_Check(item)) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "spm_merge: symbols must be str");
+            return -1;
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return -1;
+    qsort(self->starts, (size_t)self->n_starts, sizeof(Py_UCS4), cmp_ucs4);
+    /* byte ids */
+    PyObject *seq = PySequence_Fast(byte_ids, "spm_merge: byte_ids must be a sequence");
+    if (seq == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 256) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "spm_merge: byte_ids must have 256 entries");
+        return -1;
+    }
+    for (int b = 0; b < 256; b++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, b);
+        self->byte_ids[b] = -1;
+        if (v != Py_None && (as_int32(v, &self->byte_ids[b], "byte id") < 0 || self->byte_ids[b] < 0)) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "spm_merge: negative byte id");
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    self->mode = mode;
+    self->unk_id = (int32_t)unk_id;
+    self->cache_limit = cache_limit;
+    self->cache_chars = cache_chars;
+    return 0;
+}
+
+/* ---- the merge -------------------------------------------------------------------- */
+
+typedef struct {
+    double score;
+    int32_t left, right, joint;
+} Pair;
+
+/* Does `a` pop before `b`? Highest score first, then the leftmost. */
+static inline int
+pair_before(const Pair *a, const Pair *b)
+{
+    if (a->score != b->score)
+        return a->score > b->score;
+    return a->left < b->left;
+}
+
+static inline void
+heap_push(Pair *heap, Py_ssize_t *size, Pair p)
+{
+    Py_ssize_t i = (*size)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (!pair_before(&p, &heap[parent]))
+            break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = p;
+}
+
+static inline Pair
+heap_pop(Pair *heap, Py_ssize_t *size)
+{
+    Pair top = heap[0];
+    Pair last = heap[--(*size)];
+    Py_ssize_t n = *size, i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && pair_before(&heap[child + 1], &heap[child]))
+            child++;
+        if (!pair_before(&heap[child], &last))
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (n > 0)
+        heap[i] = last;
+    return top;
+}
+
+typedef struct {
+    const Merger *m;
+    const Py_UCS4 *cps;
+    int32_t *length; /* symbol length at its start, 0 inside or merged away */
+    int32_t *nxt, *prev;
+    uint8_t *fixed;  /* frozen whole symbol */
+    Pair *heap;
+    Py_ssize_t heap_size;
+} Work;
+
+static inline void
+offer(Work *w, int32_t left, int32_t right)
+{
+    if (right < 0 || w->fixed[left] || w->fixed[right])
+        return;
+    int32_t joint = (right - left) + w->length[right];
+    const Entry *e = table_find(&w->m->pieces, w->cps + left, joint);
+    if (e != NULL && e->has_score) {
+        Pair p = {e->score, left, right, joint};
+        heap_push(w->heap, &w->heap_size, p);
+    }
+}
+
+static inline int
+is_start(const Merger *m, Py_UCS4 ch)
+{
+    Py_ssize_t lo = 0, hi = m->n_starts;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (m->starts[mid] < ch)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n_starts && m->starts[lo] == ch;
+}
+
+/* The initial symbols: one per character, or sentencepiece's cut of the whole symbols
+ * (`SPM._cut_symbols`: the longest symbol at each position, else one character). */
+static void
+initial_symbols(Work *w, int32_t n)
+{
+    const Merger *m = w->m;
+    int any = 0;
+    if (m->n_starts > 0) {
+        for (int32_t i = 0; i < n; i++) {
+            if (is_start(m, w->cps[i])) {
+                any = 1;
+                break;
+            }
+        }
+    }
+    int32_t last = -1;
+    int32_t at = 0;
+    while (at < n) {
+        int32_t match = 0;
+        if (any && is_start(m, w->cps[at])) {
+            int32_t most = n - at;
+            if (most > m->symbols.max_len)
+                most = (int32_t)m->symbols.max_len;
+            for (int32_t k = most; k >= 1; k--) {
+                if (table_find(&m->symbols, w->cps + at, k) != NULL) {
+                    match = k;
+                    break;
+                }
+            }
+        }
+        int32_t len = match ? match : 1;
+        w->length[at] = len;
+        w->fixed[at] = match > 0;
+        for (int32_t k = 1; k < len; k++) {
+            w->length[at + k] = 0;
+            w->fixed[at + k] = 0;
+        }
+        w->prev[at] = last;
+        w->nxt[at] = -1;
+        if (last >= 0)
+            w->nxt[last] = at;
+        last = at;
+        at += len;
+    }
+}
+
+/* Appends the UTF-8 bytes' ids of cps[start:end]; 0, or 1 when a byte has no id. */
+static int
+spell(const Merger *m, const Py_UCS4 *cps, int32_t start, int32_t end, int32_t *out, Py_ssize_t *count)
+{
+    for (int32_t i = start; i < end; i++) {
+        Py_UCS4 c = cps[i];
+        uint8_t bytes[4];
+        int nb;
+        if (c < 0x80) {
+            bytes[0] = (uint8_t)c;
+            nb = 1;
+        }
+        else if (c < 0x800) {
+            bytes[0] = (uint8_t)(0xC0 | (c >> 6));
+            bytes[1] = (uint8_t)(0x80 | (c & 0x3F));
+            nb = 2;
+        }
+        else if (c < 0x10000) { /* surrogates too, as "surrogatepass" spells them */
+            bytes[0] = (uint8_t)(0xE0 | (c >> 12));
+            bytes[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            bytes[2] = (uint8_t)(0x80 | (c & 0x3F));
+            nb = 3;
+        }
+        else {
+            bytes[0] = (uint8_t)(0xF0 | ((c >> 18) & 0x07));
+            bytes[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            bytes[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            bytes[3] = (uint8_t)(0x80 | (c & 0x3F));
+            nb = 4;
+        }
+        for (int k = 0; k < nb; k++) {
+            int32_t id = m->byte_ids[bytes[k]];
+            if (id < 0)
+                return 1;
+            out[(*count)++] = id;
+        }
+    }
+    return 0;
+}
+
+/* Merges cps[0:n] and writes the ids to out (room for 4n); 0 done, 1 the pure path must run. */
+static int
+merge_word(Work *w, int32_t n, int32_t *out, Py_ssize_t *count)
+{
+    const Merger *m = w->m;
+    *count = 0;
+    if (n == 0)
+        return 0;
+    initial_symbols(w, n);
+    w->heap_size = 0;
+    for (int32_t left = 0; left >= 0; left = w->nxt[left])
+        offer(w, left, w->nxt[left]);
+    while (w->heap_size > 0) {
+        Pair p = heap_pop(w->heap, &w->heap_size);
+        int32_t left = p.left, right = p.right;
+        if (w->length[left] == 0 || w->length[right] == 0 || w->length[left] + w->length[right] != p.joint)
+            continue;
+        w->length[left] = p.joint;
+        w->length[right] = 0;
+        int32_t after = w->nxt[right];
+        w->nxt[left] = after;
+        if (after >= 0)
+            w->prev[after] = left;
+        int32_t before = w->prev[left];
+        if (before >= 0)
+            offer(w, before, left);
+        if (after >= 0)
+            offer(w, left, after);
+    }
+    int32_t unk = m->unk_id;
+    for (int32_t start = 0; start >= 0; start = w->nxt[start]) {
+        int32_t end = start + w->length[start];
+        const Entry *e = table_find(&m->pieces, w->cps + start, end - start);
+        if (e != NULL && e->out_id >= 0) {
+            if (m->mode != MODE_SPELL && e->unused)
+                return 1; /* sentencepiece resegments it: the pure path */
+            if (m->mode == MODE_UNK && e->out_id == unk && *count > 0 && out[*count - 1] == unk)
+                continue;
+            out[(*count)++] = e->out_id;
+            continue;
+        }
+        if (m->mode == MODE_UNK) {
+            if (*count == 0 || out[*count - 1] != unk)
+                out[(*count)++] = unk;
+            continue;
+        }
+        if (spell(m, w->cps, start, end, out, count))
+            return 1;
+    }
+    return 0;
+}
+
+/* The ids of `word` as a new list, or Py_None (new reference) where the pure path must run. */
+static PyObject *
+word_ids(Merger *m, PyObject *word)
+{
+    if (!PyUnicode_Check(word)) {
+        PyErr_SetString(PyExc_TypeError, "spm_merge: a word must be str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n >= MAX_WORD)
+        Py_RETURN_NONE;
+    /* scratch: cps (4n), length/nxt/prev (12n), fixed (n), heap (3n pairs), out (4n ids) */
+    Py_UCS4 s_cps[STACK_CHARS];
+    int32_t s_length[STACK_CHARS], s_nxt[STACK_CHARS], s_prev[STACK_CHARS], s_out[4 * STACK_CHARS];
+    uint8_t s_fixed[STACK_CHARS];
+    Pair s_heap[3 * STACK_CHARS];
+    void *block = NULL;
+    Work w;
+    int32_t *out;
+    w.m = m;
+    if (n <= STACK_CHARS) {
+        w.length = s_length;
+        w.nxt = s_nxt;
+        w.prev = s_prev;
+        w.fixed = s_fixed;
+        w.heap = s_heap;
+        out = s_out;
+        Py_UCS4 *cps = s_cps;
+        int kind = PyUnicode_KIND(word);
+        const void *data = PyUnicode_DATA(word);
+        for (Py_ssize_t i = 0; i < n; i++)
+            cps[i] = PyUnicode_READ(kind, data, i);
+        w.cps = cps;
+    }
+    else {
+        /* n < 2**28: every size below fits in size_t without overflow */
+        size_t un = (size_t)n;
+        size_t bytes = un * sizeof(Pair) * 3 + un * sizeof(Py_UCS4) + un * sizeof(int32_t) * 7 + un;
+        block = PyMem_Malloc(bytes);
+        if (block == NULL)
+            return PyErr_NoMemory();
+        char *p = block;
+        w.heap = (Pair *)p;
+        p += un * sizeof(Pair) * 3;
+        Py_UCS4 *cps = (Py_UCS4 *)p;
+        p += un * sizeof(Py_UCS4);
+        w.length = (int32_t *)p;
+        p += un * sizeof(int32_t);
+        w.nxt = (int32_t *)p;
+        p += un * sizeof(int32_t);
+        w.prev = (int32_t *)p;
+        p += un * sizeof(int32_t);
+        out = (int32_t *)p;
+        p += un * sizeof(int32_t) * 4;
+        w.fixed = (uint8_t *)p;
+        int kind = PyUnicode_KIND(word);
+        const void *data = PyUnicode_DATA(word);
+        for (Py_ssize_t i = 0; i < n; i++)
+            cps[i] = PyUnicode_READ(kind, data, i);
+        w.cps = cps;
+    }
+    Py_ssize_t count = 0;
+    int status;
+    if (n >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        status = merge_word(&w, (int32_t)n, out, &count);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        status = merge_word(&w, (int32_t)n, out, &count);
+    }
+    PyObject *result;
+    if (status != 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    else {
+        result = PyList_New(count);
+        if (result != NULL) {
+            for (Py_ssize_t i = 0; i < count; i++) {
+                PyObject *id = PyLong_FromLong(out[i]);
+                if (id == NULL) {
+                    Py_CLEAR(result);
+                    break;
+                }
+                PyList_SET_ITEM(result, i, id);
+            }
+        }
+    }
+    PyMem_Free(block);
+    return result;
+}
+
+/* The cached ids of `word` (a borrowed reference to the cache's list, or a new one in *owned),
+ * computing, falling back and remembering as `WordCache.ids` does. NULL on error. */
+static PyObject *
+cached_ids(Merger *m, PyObject *word, PyObject *cache, PyObject *fallback, PyObject **owned)
+{
+    *owned = NULL;
+    PyObject *found = PyDict_GetItemWithError(cache, word);
+    if (found != NULL)
+        return found;
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *ids = word_ids(m, word);
+    if (ids == NULL)
+        return NULL;
+    if (ids == Py_None) {
+        Py_DECREF(ids);
+        ids = PyObject_CallOneArg(fallback, word);
+        if (ids == NULL)
+            return NULL;
+        if (!PyList_Check(ids)) {
+            Py_DECREF(ids);
+            PyErr_SetString(PyExc_TypeError, "spm_merge: the fallback must return a list");
+            return NULL;
+        }
+    }
+    if (PyUnicode_GET_LENGTH(word) < m->cache_chars) {
+        if (PyDict_GET_SIZE(cache) >= m->cache_limit)
+            PyDict_Clear(cache);
+        if (PyDict_SetItem(cache, word, ids) < 0) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+    }
+    *owned = ids;
+    return ids;
+}
+
+static PyObject *
+Merger_ids(Merger *self, PyObject *word)
+{
+    return word_ids(self, word);
+}
+
+static int
+check_cache(PyObject *cache)
+{
+    if (!PyDict_Check(cache)) {
+        PyErr_SetString(PyExc_TypeError, "spm_merge: the cache must be a dict");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+Merger_tokenize(Merger *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "tokenize(word, cache, fallback)");
+        return NULL;
+    }
+    if (check_cache(args[1]) < 0)
+        return NULL;
+    PyObject *owned;
+    PyObject *ids = cached_ids(self, args[0], args[1], args[2], &owned);
+    if (ids == NULL)
+        return NULL;
+    PyObject *copy = PyList_GetSlice(ids, 0, PyList_GET_SIZE(ids));
+    Py_XDECREF(owned);
+    return copy;
+}
+
+static PyObject *
+Merger_tokenize_all(Merger *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_all(words, cache, fallback)");
+        return NULL;
+    }
+    if (check_cache(args[1]) < 0)
+        return NULL;
+    PyObject *words = PySequence_Fast(args[0], "spm_merge: words must be a sequence");
+    if (words == NULL)
+        return NULL;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        Py_DECREF(words);
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *word = PySequence_Fast_GET_ITEM(words, i);
+        Py_INCREF(word); /* the fallback may run Python code */
+        PyObject *owned;
+        PyObject *ids = cached_ids(self, word, args[1], args[2], &owned);
+        if (ids == NULL) {
+            Py_DECREF(word);
+            Py_DECREF(out);
+            Py_DECREF(words);
+            return NULL;
+        }
+        Py_INCREF(ids); /* a borrowed cache entry must outlive the extend */
+        Py_XDECREF(owned);
+        Py_ssize_t size = PyList_GET_SIZE(out);
+        int failed = PyList_SetSlice(out, size, size, ids) < 0;
+        Py_DECREF(ids);
+        Py_DECREF(word);
+        if (failed) {
+            Py_DECREF(out);
+            Py_DECREF(words);
+            return NULL;
+        }
+    }
+    Py_DECREF(words);
+    return out;
+}
+
+static PyMethodDef Merger_methods[] = {
+    {"ids", (PyCFunction)Merger_ids, METH_O,
+     "ids(word) -> list[int] | None: the ids of one word, None where the pure path must run."},
+    {"tokenize", (PyCFunction)(void (*)(void))Merger_tokenize, METH_FASTCALL,
+     "tokenize(word, cache, fallback) -> list[int]: a fresh list of the word's ids, through the cache."},
+    {"tokenize_all", (PyCFunction)(void (*)(void))Merger_tokenize_all, METH_FASTCALL,
+     "tokenize_all(words, cache, fallback) -> list[int]: the ids of each word, concatenated."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MergerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.spm_merge.Merger",
+    .tp_basicsize = sizeof(Merger),
+    .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The piece table of one SPM model and its per-word merge.",
+    .tp_methods = Merger_methods,
+    .tp_init = (initproc)Merger_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static struct PyModuleDef spm_merge_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polytok._kernels.spm_merge",
+    .m_doc = "The score-ordered BPE merge of polytok.models.spm.SPM, compiled.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit_spm_merge(void)
+{
+    if (PyType_Ready(&MergerType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&spm_merge_module);
+    if (module == NULL)
+        return NULL;
+    Py_INCREF(&MergerType);
+    if (PyModule_AddObject(module, "Merger", (PyObject *)&MergerType) < 0) {
+        Py_DECREF(&MergerType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
