@@ -1,0 +1,921 @@
+/* The BPE model's word loop, compiled: polytok._kernels.bpe_merge.
+ *
+ * Semantics are those of polytok/models/bpe.py (`BPE.tokenize`, `BPE._cut`, `BPE._word_ids`)
+ * and polytok/models/_bpe_word.py (`merge_scan`, `merge_heap`): HF tokenizers 0.23.3
+ * tokenizers/src/models/bpe/word.rs (`Word::merge_all`) and, for merge_priority="token_id",
+ * tiktoken 0.14.0 src/lib.rs (`_byte_pair_merge`). The algorithms are reproduced from those
+ * files; no reference code is copied.
+ *
+ * A `Merger` holds one model's tables: the id of every one-character entry (an open-addressing
+ * hash of code point -> id), and the rank of a pair of ids -- either a hash of (left, right) ->
+ * rank with the id each rank makes (merge_priority="merges"; a pair listed twice keeps its last
+ * rank, as the pure dict), or (merge_priority="token_id") the id of the concatenation of the two
+ * pieces, found in a hash of every vocabulary string keyed by a polynomial hash that composes
+ * (hash(a + b) = hash(a) * B^len(b) + hash(b)), each hit checked character by character.
+ *
+ * What it covers, and what it leaves to the pure loop (the caller's `fallback`, called with the
+ * word): a word every character of which is a one-character entry, in a model without dropout
+ * or affixes. An empty word, or one with a character missing from the vocabulary (unk_token,
+ * byte_fallback, unknown_chars="block"), goes to `fallback` whole.
+ *
+ * The merge rules, exactly as the pure loops:
+ * - `merge_heap` (HF): candidates ordered by (rank, left position); a popped candidate is
+ *   dropped if its left symbol is gone, has no right neighbour, or the pair there now makes a
+ *   different id than the one it was queued with.
+ * - `merge_scan` (lowest rank, leftmost first) for words up to `scan_limit` symbols; the model
+ *   passes 0 where the scan is not exact (then the heap runs for every word).
+ * The pure model uses `merge_tree` for words over 4096 symbols where the scan is exact; it gives
+ * the scan's result, which is the heap's result there, so the heap serves those words here.
+ *
+ * `tokenize_all(words, cache, fallback)` is `BPE.tokenize` of each word, concatenated: a word in
+ * `cache` (the model's `WordCache`, a dict) is looked up; a new word is cut where no merge can
+ * cross (`BPE._cut`: before each `mark` whose preceding character is a one-character entry not
+ * in `unsafe`), each chunk looked up or merged and remembered, then the word is remembered
+ * (words under `cached_chars` characters; the cache is cleared first when it holds `cache_size`).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NONE_RANK INT32_MAX
+#define STACK_SYMBOLS 64         /* words up to this long merge in stack arrays */
+#define GIL_FREE_SYMBOLS 4096    /* words at least this long merge without the GIL */
+#define HASH_BASE 0x100000001B3ULL /* odd: the polynomial hash's base */
+
+/* -- an open-addressing map of nonzero uint64 keys to int32 values -------------------------- */
+
+typedef struct {
+    uint64_t *keys; /* 0 = empty slot */
+    int32_t *values;
+    Py_ssize_t mask;
+    Py_ssize_t used;
+} IntMap;
+
+static inline uint64_t mix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static void intmap_free(IntMap *m) {
+    PyMem_Free(m->keys);
+    PyMem_Free(m->values);
+    memset(m, 0, sizeof(*m));
+}
+
+/* Room for at least `count` keys at load <= 1/2. */
+static int intmap_init(IntMap *m, Py_ssize_t count) {
+    memset(m, 0, sizeof(*m));
+    Py_ssize_t slots = 16;
+    while (slots < count * 2 + 2) {
+        if (slots > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(uint64_t)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        slots *= 2;
+    }
+    m->keys = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
+    m->values = PyMem_Malloc((size_t)slots * sizeof(int32_t));
+    if (!m->keys || !m->values) {
+        intmap_free(m);
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->mask = slots - 1;
+    return 0;
+}
+
+static inline int32_t intmap_get(const IntMap *m, uint64_t key) {
+    Py_ssize_t slot = (Py_ssize_t)(mix64(key) & (uint64_t)m->mask);
+    for (;;) {
+        uint64_t k = m->keys[slot];
+        if (k == key) return m->values[slot];
+        if (k == 0) return -1;
+        slot = (slot + 1) & m->mask;
+    }
+}
+
+/* Sets (or overwrites) key -> value; the map was sized for every key put (no growth). */
+static int intmap_put(IntMap *m, uint64_t key, int32_t value) {
+    if ((m->used + 1) * 2 > m->mask + 1) {
+        PyErr_SetString(PyExc_RuntimeError, "bpe_merge: map overfull");
+        return -1;
+    }
+    Py_ssize_t slot = (Py_ssize_t)(mix64(key) & (uint64_t)m->mask);
+    for (;;) {
+        uint64_t k = m->keys[slot];
+        if (k == key) {
+            m->values[slot] = value;
+            return 0;
+        }
+        if (k == 0) {
+            m->keys[slot] = key;
+            m->values[slot] = value;
+            m->used++;
+            return 0;
+        }
+        slot = (slot + 1) & m->mask;
+    }
+}
+
+static inline uint64_t pair_key(int32_t left, int32_t right) {
+    return ((uint64_t)(uint32_t)left << 32 | (uint64_t)(uint32_t)right) + 1;
+}
+
+/* -- the Merger object ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *vocab;        /* the model's {piece: id} dict (ignore_merges looks words up in it) */
+    PyObject **id_objects;  /* per id 0..top: the vocabulary's int object, or NULL */
+    Py_ssize_t size;        /* top + 1 */
+    IntMap chars;           /* code point + 1 -> id of the one-character entry */
+    IntMap pairs;           /* merges: pair_key(left, right) -> rank */
+    int32_t *results;       /* merges: rank -> the id it makes */
+    Py_ssize_t n_results;
+    int token_id;           /* merge_priority="token_id" */
+    /* token_id: every vocabulary string (code points in `pool`), hashed */
+    Py_UCS4 *pool;
+    Py_ssize_t *entry_off;
+    int32_t *entry_len;
+    uint64_t *entry_hash;
+    int32_t *entry_id;
+    Py_ssize_t entries;
+    int32_t *slots;         /* entry index + 1, 0 = empty */
+    Py_ssize_t slot_mask;
+    int32_t *piece_entry;   /* per id: the entry of its piece (the pure `_vocab_r`), -1 none */
+    uint64_t *piece_pow;    /* per id: HASH_BASE ** len(piece) */
+    int ignore_merges;
+    Py_ssize_t scan_limit;
+    int32_t mark;           /* the cut mark's code point, -1 for no cut */
+    IntMap unsafe;          /* code point + 1 -> 1: characters before which no cut is made */
+    Py_ssize_t cut_from;    /* words longer than this are cut */
+    Py_ssize_t cache_size;
+    Py_ssize_t cached_chars;
+    int ready;
+} Merger;
+
+static void Merger_dealloc(Merger *self) {
+    Py_XDECREF(self->vocab);
+    if (self->id_objects) {
+        for (Py_ssize_t i = 0; i < self->size; i++) Py_XDECREF(self->id_objects[i]);
+        PyMem_Free(self->id_objects);
+    }
+    intmap_free(&self->chars);
+    intmap_free(&self->pairs);
+    intmap_free(&self->unsafe);
+    PyMem_Free(self->results);
+    PyMem_Free(self->pool);
+    PyMem_Free(self->entry_off);
+    PyMem_Free(self->entry_len);
+    PyMem_Free(self->entry_hash);
+    PyMem_Free(self->entry_id);
+    PyMem_Free(self->slots);
+    PyMem_Free(self->piece_entry);
+    PyMem_Free(self->piece_pow);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* An id in 0..size-1 from an int object, -1 with an exception set otherwise. */
+static int32_t read_id(PyObject *obj, Py_ssize_t size) {
+    if (!PyLong_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "ids must be int");
+        return -1;
+    }
+    Py_ssize_t id = PyLong_AsSsize_t(obj);
+    if (id == -1 && PyErr_Occurred()) return -1;
+    if (id < 0 || id >= size) {
+        PyErr_SetString(PyExc_ValueError, "id out of range");
+        return -1;
+    }
+    return (int32_t)id;
+}
+
+static inline uint64_t hash_text(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    uint64_t h = 0;
+    for (Py_ssize_t i = start; i < end; i++) h = h * HASH_BASE + (uint64_t)PyUnicode_READ(kind, data, i) + 1;
+    return h;
+}
+
+/* token_id: the string table of every vocabulary entry, and each id's piece. */
+static int build_strings(Merger *self, PyObject *vocab_r) {
+    Py_ssize_t n = PyDict_GET_SIZE(self->vocab);
+    if (n >= INT32_MAX / 4) {
+        PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
+        return -1;
+    }
+    Py_ssize_t total = 0, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(self->vocab, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (length >= INT32_MAX || total > PY_SSIZE_T_MAX / 8 - length) return PyErr_NoMemory(), -1;
+        total += length;
+    }
+    size_t count = (size_t)(n ? n : 1);
+    self->pool = PyMem_Malloc((size_t)(total ? total : 1) * sizeof(Py_UCS4));
+    self->entry_off = PyMem_Malloc(count * sizeof(Py_ssize_t));
+    self->entry_len = PyMem_Malloc(count * sizeof(int32_t));
+    self->entry_hash = PyMem_Malloc(count * sizeof(uint64_t));
+    self->entry_id = PyMem_Malloc(count * sizeof(int32_t));
+    Py_ssize_t slots = 16;
+    while (slots < n * 2 + 2) slots *= 2;
+    self->slots = PyMem_Calloc((size_t)slots, sizeof(int32_t));
+    self->slot_mask = slots - 1;
+    self->piece_entry = PyMem_Malloc((size_t)self->size * sizeof(int32_t));
+    self->piece_pow = PyMem_Malloc((size_t)self->size * sizeof(uint64_t));
+    if (!self->pool || !self->entry_off || !self->entry_len || !self->entry_hash || !self->entry_id || !self->slots ||
+        !self->piece_entry || !self->piece_pow)
+        return PyErr_NoMemory(), -1;
+    Py_ssize_t at = 0, e = 0;
+    pos = 0;
+    while (PyDict_Next(self->vocab, &pos, &key, &value)) {
+        if (e >= n) break; /* the dict cannot change here; a guard all the same */
+        int32_t id = read_id(value, self->size);
+        if (id < 0) return -1;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (length > total - at) {
+            PyErr_SetString(PyExc_RuntimeError, "vocabulary changed while read");
+            return -1;
+        }
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        for (Py_ssize_t i = 0; i < length; i++) self->pool[at + i] = PyUnicode_READ(kind, data, i);
+        uint64_t h = hash_text(kind, data, 0, length);
+        self->entry_off[e] = at;
+        self->entry_len[e] = (int32_t)length;
+        self->entry_hash[e] = h;
+        self->entry_id[e] = id;
+        Py_ssize_t slot = (Py_ssize_t)(mix64(h) & (uint64_t)self->slot_mask);
+        while (self->slots[slot]) slot = (slot + 1) & self->slot_mask;
+        self->slots[slot] = (int32_t)(e + 1);
+        at += length;
+        e++;
+    }
+    self->entries = e;
+    for (Py_ssize_t i = 0; i < self->size; i++) self->piece_entry[i] = -1;
+    pos = 0;
+    while (PyDict_Next(vocab_r, &pos, &key, &value)) {
+        int32_t id = read_id(key, self->size);
+        if (id < 0) return -1;
+        if (!PyUnicode_Check(value)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(value);
+        int kind = PyUnicode_KIND(value);
+        const void *data = PyUnicode_DATA(value);
+        uint64_t h = hash_text(kind, data, 0, length);
+        Py_ssize_t slot = (Py_ssize_t)(mix64(h) & (uint64_t)self->slot_mask);
+        int32_t found = -1;
+        for (int32_t s; (s = self->slots[slot]) != 0; slot = (slot + 1) & self->slot_mask) {
+            Py_ssize_t c = s - 1;
+            if (self->entry_hash[c] != h || self->entry_len[c] != length) continue;
+            const Py_UCS4 *text = self->pool + self->entry_off[c];
+            Py_ssize_t i = 0;
+            while (i < length && text[i] == PyUnicode_READ(kind, data, i)) i++;
+            if (i == length) {
+                found = (int32_t)c;
+                break;
+            }
+        }
+        if (found < 0) {
+            PyErr_SetString(PyExc_ValueError, "a piece of the reverse vocabulary is not in the vocabulary");
+            return -1;
+        }
+        uint64_t p = 1;
+        for (Py_ssize_t i = 0; i < length; i++) p *= HASH_BASE;
+        self->piece_entry[id] = found;
+        self->piece_pow[id] = p;
+    }
+    return 0;
+}
+
+/* Merger(vocab, vocab_r, top, lefts, rights, results, token_id, ignore_merges, scan_limit,
+ *        mark, unsafe, cut_from, cache_size, cached_chars)
+ *   vocab: {piece: id}; vocab_r: {id: piece}; top: the largest id; lefts, rights, results: per
+ *   rank the pair's ids and the id it makes (merge_priority="merges"; empty lists for
+ *   "token_id"); mark: the cut mark (a one-character str, "" for no cut); unsafe: a list of
+ *   one-character str. */
+static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
+    PyObject *vocab, *vocab_r, *lefts, *rights, *results, *mark, *unsafe;
+    Py_ssize_t top, scan_limit, cut_from, cache_size, cached_chars;
+    int token_id, ignore_merges;
+    static char *kwlist[] = {"vocab", "vocab_r", "top", "lefts", "rights", "results", "token_id", "ignore_merges",
+                             "scan_limit", "mark", "unsafe", "cut_from", "cache_size", "cached_chars", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!nO!O!O!ppnUO!nnn", kwlist, &PyDict_Type, &vocab,
+                                     &PyDict_Type, &vocab_r, &top, &PyList_Type, &lefts, &PyList_Type, &rights,
+                                     &PyList_Type, &results, &token_id, &ignore_merges, &scan_limit, &mark,
+                                     &PyList_Type, &unsafe, &cut_from, &cache_size, &cached_chars))
+        return -1;
+    if (self->id_objects) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
+        return -1;
+    }
+    if (top < -1 || top >= INT32_MAX - 1) {
+        PyErr_SetString(PyExc_ValueError, "top id out of range");
+        return -1;
+    }
+    if (PyList_GET_SIZE(lefts) != PyList_GET_SIZE(rights) || PyList_GET_SIZE(lefts) > PyList_GET_SIZE(results) ||
+        PyList_GET_SIZE(results) >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "lefts, rights and results do not match");
+        return -1;
+    }
+    if (PyUnicode_GET_LENGTH(mark) > 1 || scan_limit < 0 || scan_limit > STACK_SYMBOLS || cut_from < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad mark, scan_limit or cut_from");
+        return -1;
+    }
+    self->vocab = Py_NewRef(vocab);
+    self->size = top + 1;
+    self->id_objects = PyMem_Calloc((size_t)(self->size ? self->size : 1), sizeof(PyObject *));
+    if (!self->id_objects) return PyErr_NoMemory(), -1;
+    self->token_id = token_id;
+    self->ignore_merges = ignore_merges;
+    self->scan_limit = scan_limit;
+    self->cut_from = cut_from;
+    self->cache_size = cache_size;
+    self->cached_chars = cached_chars;
+    self->mark = PyUnicode_GET_LENGTH(mark) ? (int32_t)PyUnicode_READ_CHAR(mark, 0) : -1;
+
+    /* the ids' int objects and the one-character entries */
+    Py_ssize_t n_chars = 0, pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        n_chars += PyUnicode_GET_LENGTH(key) == 1;
+    }
+    if (intmap_init(&self->chars, n_chars) < 0) return -1;
+    pos = 0;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        int32_t id = read_id(value, self->size);
+        if (id < 0) return -1;
+        if (!self->id_objects[id]) self->id_objects[id] = Py_NewRef(value);
+        if (PyUnicode_GET_LENGTH(key) == 1) {
+            if (self->chars.used >= n_chars) {
+                PyErr_SetString(PyExc_RuntimeError, "vocabulary changed while read");
+                return -1;
+            }
+            if (intmap_put(&self->chars, (uint64_t)PyUnicode_READ_CHAR(key, 0) + 1, id) < 0) return -1;
+        }
+    }
+    Py_ssize_t n_unsafe = PyList_GET_SIZE(unsafe);
+    if (intmap_init(&self->unsafe, n_unsafe) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n_unsafe; i++) {
+        PyObject *ch = PyList_GET_ITEM(unsafe, i);
+        if (!PyUnicode_Check(ch) || PyUnicode_GET_LENGTH(ch) != 1) {
+            PyErr_SetString(PyExc_TypeError, "unsafe must hold one-character str");
+            return -1;
+        }
+        if (intmap_put(&self->unsafe, (uint64_t)PyUnicode_READ_CHAR(ch, 0) + 1, 1) < 0) return -1;
+    }
+
+    if (token_id) {
+        if (build_strings(self, vocab_r) < 0) return -1;
+    } else {
+        Py_ssize_t n_results = PyList_GET_SIZE(results), n_pairs = PyList_GET_SIZE(lefts);
+        self->results = PyMem_Malloc((size_t)(n_results ? n_results : 1) * sizeof(int32_t));
+        if (!self->results) return PyErr_NoMemory(), -1;
+        self->n_results = n_results;
+        for (Py_ssize_t i = 0; i < n_results; i++) {
+            int32_t id = read_id(PyList_GET_ITEM(results, i), self->size);
+            if (id < 0) return -1;
+            self->results[i] = id;
+        }
+        if (intmap_init(&self->pairs, n_pairs) < 0) return -1;
+        for (Py_ssize_t i = 0; i < n_pairs; i++) {
+            int32_t left = read_id(PyList_GET_ITEM(lefts, i), self->size);
+            if (left < 0) return -1;
+            int32_t right = read_id(PyList_GET_ITEM(rights, i), self->size);
+            if (right < 0) return -1;
+            if (intmap_put(&self->pairs, pair_key(left, right), (int32_t)i) < 0) return -1;
+        }
+    }
+    self->ready = 1;
+    return 0;
+}
+
+/* -- ranks ------------------------------------------------------------------------------ */
+
+/* The rank of the pair (left, right), NONE_RANK if it does not merge. */
+static inline int32_t rank_of(const Merger *m, int32_t left, int32_t right) {
+    if (!m->token_id) {
+        int32_t rank = m->pairs.used ? intmap_get(&m->pairs, pair_key(left, right)) : -1;
+        return rank < 0 ? NONE_RANK : rank;
+    }
+    int32_t ea = m->piece_entry[left], eb = m->piece_entry[right];
+    if (ea < 0 || eb < 0) return NONE_RANK;
+    Py_ssize_t la = m->entry_len[ea], lb = m->entry_len[eb];
+    uint64_t h = m->entry_hash[ea] * m->piece_pow[right] + m->entry_hash[eb];
+    const Py_UCS4 *a = m->pool + m->entry_off[ea], *b = m->pool + m->entry_off[eb];
+    Py_ssize_t slot = (Py_ssize_t)(mix64(h) & (uint64_t)m->slot_mask);
+    for (int32_t s; (s = m->slots[slot]) != 0; slot = (slot + 1) & m->slot_mask) {
+        Py_ssize_t c = s - 1;
+        if (m->entry_hash[c] != h || m->entry_len[c] != la + lb) continue;
+        const Py_UCS4 *text = m->pool + m->entry_off[c];
+        if (memcmp(text, a, (size_t)la * sizeof(Py_UCS4)) == 0 &&
+            memcmp(text + la, b, (size_t)lb * sizeof(Py_UCS4)) == 0)
+            return m->entry_id[c];
+    }
+    return NONE_RANK;
+}
+
+/* The id a merge of rank `rank` makes (`results[rank]`; the rank itself for token_id). */
+static inline int32_t result_of(const Merger *m, int32_t rank) {
+    if (m->token_id) return rank;
+    return rank >= 0 && rank < m->n_results ? m->results[rank] : -1;
+}
+
+/* -- the merge loops ---------------------------------------------------------------------- */
+
+/* `merge_scan`: the lowest rank, leftmost first. Returns the number of symbols left. */
+static Py_ssize_t merge_scan(const Merger *m, int32_t *sym, Py_ssize_t n) {
+    int32_t ranks[STACK_SYMBOLS];
+    if (n < 2) return n;
+    for (Py_ssize_t i = 0; i + 1 < n; i++) ranks[i] = rank_of(m, sym[i], sym[i + 1]);
+    while (n >= 2) {
+        Py_ssize_t at = 0;
+        int32_t best = ranks[0];
+        for (Py_ssize_t i = 1; i + 1 < n; i++)
+            if (ranks[i] < best) {
+                best = ranks[i];
+                at = i;
+            }
+        if (best == NONE_RANK) break;
+        sym[at] = result_of(m, best);
+        memmove(sym + at + 1, sym + at + 2, (size_t)(n - at - 2) * sizeof(int32_t));
+        memmove(ranks + at, ranks + at + 1, (size_t)(n - at - 2) * sizeof(int32_t));
+        n--;
+        if (at > 0) ranks[at - 1] = rank_of(m, sym[at - 1], sym[at]);
+        if (at + 1 < n) ranks[at] = rank_of(m, sym[at], sym[at + 1]);
+    }
+    return n;
+}
+
+static inline void heap_push(uint64_t *heap, Py_ssize_t *size, uint64_t entry) {
+    Py_ssize_t i = (*size)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (heap[parent] <= entry) break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = entry;
+}
+
+static inline uint64_t heap_pop(uint64_t *heap, Py_ssize_t *size) {
+    uint64_t top = heap[0];
+    uint64_t last = heap[--*size];
+    Py_ssize_t n = *size, i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= last) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (n > 0) heap[i] = last;
+    return top;
+}
+
+/* Scratch of `merge_heap` for n symbols: links, alive flags and the heap (at most 3n entries:
+ * n - 1 first, two per merge). */
+typedef struct {
+    int32_t *before, *after;
+    uint8_t *alive;
+    uint64_t *heap;
+} HeapScratch;
+
+static void scratch_free(HeapScratch *s) {
+    PyMem_RawFree(s->before);
+    PyMem_RawFree(s->after);
+    PyMem_RawFree(s->alive);
+    PyMem_RawFree(s->heap);
+}
+
+static int scratch_alloc(HeapScratch *s, Py_ssize_t n) {
+    memset(s, 0, sizeof(*s));
+    if (n > (PY_SSIZE_T_MAX / 3 - 1) / (Py_ssize_t)sizeof(uint64_t)) return -1;
+    s->before = PyMem_RawMalloc((size_t)n * sizeof(int32_t));
+    s->after = PyMem_RawMalloc((size_t)n * sizeof(int32_t));
+    s->alive = PyMem_RawMalloc((size_t)n);
+    s->heap = PyMem_RawMalloc((size_t)(3 * n + 1) * sizeof(uint64_t));
+    if (!s->before || !s->after || !s->alive || !s->heap) {
+        scratch_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* `merge_heap` (HF `Word::merge_all`) without dropout; touches no Python object. Returns the
+ * number of symbols left (compacted to the front of `sym`). n < INT32_MAX. */
+static Py_ssize_t merge_heap(const Merger *m, int32_t *sym, Py_ssize_t n, HeapScratch *s) {
+    if (n < 2) return n;
+    int32_t *before = s->before, *after = s->after;
+    uint8_t *alive = s->alive;
+    uint64_t *heap = s->heap;
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        before[i] = (int32_t)(i - 1);
+        after[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
+        alive[i] = 1;
+    }
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        int32_t rank = rank_of(m, sym[i], sym[i + 1]);
+        if (rank != NONE_RANK) heap_push(heap, &size, (uint64_t)(uint32_t)rank << 32 | (uint64_t)i);
+    }
+    while (size > 0) {
+        uint64_t top = heap_pop(heap, &size);
+        int32_t left = (int32_t)(top & 0xFFFFFFFFu);
+        int32_t merged = result_of(m, (int32_t)(top >> 32));
+        int32_t right = after[left];
+        if (!alive[left] || right < 0) continue;
+        int32_t current = rank_of(m, sym[left], sym[right]);
+        if (current == NONE_RANK || result_of(m, current) != merged) continue;
+        sym[left] = merged;
+        alive[right] = 0;
+        int32_t follow = after[left] = after[right];
+        if (follow >= 0) {
+            before[follow] = left;
+            int32_t rank = rank_of(m, merged, sym[follow]);
+            if (rank != NONE_RANK) heap_push(heap, &size, (uint64_t)(uint32_t)rank << 32 | (uint64_t)(uint32_t)left);
+        }
+        int32_t previous = before[left];
+        if (previous >= 0) {
+            int32_t rank = rank_of(m, sym[previous], merged);
+            if (rank != NONE_RANK)
+                heap_push(heap, &size, (uint64_t)(uint32_t)rank << 32 | (uint64_t)(uint32_t)previous);
+        }
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (alive[i]) sym[k++] = sym[i];
+    return k;
+}
+
+/* Merges sym[0..n) in place; returns the count left, or -1 with MemoryError set. */
+static Py_ssize_t merge_symbols(const Merger *m, int32_t *sym, Py_ssize_t n) {
+    if (n < 2) return n;
+    if (n <= m->scan_limit) return merge_scan(m, sym, n);
+    HeapScratch s;
+    if (scratch_alloc(&s, n) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t left;
+    if (n >= GIL_FREE_SYMBOLS) {
+        Py_BEGIN_ALLOW_THREADS
+        left = merge_heap(m, sym, n, &s);
+        Py_END_ALLOW_THREADS
+    } else {
+        left = merge_heap(m, sym, n, &s);
+    }
+    scratch_free(&s);
+    return left;
+}
+
+/* The initial symbols of `word` (one per character): 1 when every character is a
+ * one-character entry, 0 when one is not (the word is left to the pure loop). */
+static int word_symbols(const Merger *m, PyObject *word, int32_t *sym) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t id = intmap_get(&m->chars, (uint64_t)PyUnicode_READ(kind, data, i) + 1);
+        if (id < 0) return 0;
+        sym[i] = id;
+    }
+    return 1;
+}
+
+static PyObject *ids_list(const Merger *m, const int32_t *sym, Py_ssize_t n) {
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t id = sym[i];
+        PyObject *obj = id >= 0 && id < m->size && m->id_objects[id] ? Py_NewRef(m->id_objects[id])
+                                                                      : PyLong_FromLong(id);
+        if (!obj) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, obj);
+    }
+    return list;
+}
+
+/* -- the output buffer -------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject **items; /* owned references */
+    Py_ssize_t len, cap;
+} Out;
+
+static void out_free(Out *o) {
+    for (Py_ssize_t i = 0; i < o->len; i++) Py_DECREF(o->items[i]);
+    PyMem_Free(o->items);
+    memset(o, 0, sizeof(*o));
+}
+
+static int out_extend(Out *o, PyObject *list) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n > o->cap - o->len) {
+        Py_ssize_t cap = o->cap ? o->cap : 64;
+        while (cap - o->len < n) {
+            if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) return PyErr_NoMemory(), -1;
+            cap *= 2;
+        }
+        PyObject **items = PyMem_Realloc(o->items, (size_t)cap * sizeof(PyObject *));
+        if (!items) return PyErr_NoMemory(), -1;
+        o->items = items;
+        o->cap = cap;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) o->items[o->len++] = Py_NewRef(PyList_GET_ITEM(list, i));
+    return 0;
+}
+
+static PyObject *out_list(Out *o) {
+    PyObject *list = PyList_New(o->len);
+    if (!list) return NULL;
+    for (Py_ssize_t i = 0; i < o->len; i++) PyList_SET_ITEM(list, i, o->items[i]); /* steals */
+    o->len = 0;
+    return list;
+}
+
+/* -- the word loop -------------------------------------------------------------------------- */
+
+/* `WordCache.remember`. */
+static int remember(const Merger *m, PyObject *cache, PyObject *word, PyObject *ids) {
+    if (PyUnicode_GET_LENGTH(word) >= m->cached_chars) return 0;
+    if (PyDict_GET_SIZE(cache) >= m->cache_size) PyDict_Clear(cache);
+    return PyDict_SetItem(cache, word, ids);
+}
+
+/* The ids of sym[start..end) merged, through the cache under the key `chunk`: a new reference
+ * to a list the caller must not change. */
+static PyObject *chunk_ids(const Merger *m, PyObject *cache, PyObject *word, Py_ssize_t start, Py_ssize_t end,
+                           int32_t *sym) {
+    PyObject *chunk = PyUnicode_Substring(word, start, end);
+    if (!chunk) return NULL;
+    PyObject *ids = PyDict_GetItemWithError(cache, chunk);
+    if (ids) {
+        Py_DECREF(chunk);
+        return Py_NewRef(ids);
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(chunk);
+        return NULL;
+    }
+    Py_ssize_t left = merge_symbols(m, sym + start, end - start);
+    ids = left < 0 ? NULL : ids_list(m, sym + start, left);
+    if (ids && remember(m, cache, chunk, ids) < 0) Py_CLEAR(ids);
+    Py_DECREF(chunk);
+    return ids;
+}
+
+/* `BPE.tokenize` of one word not in the cache: a new reference to its ids (remembered), or
+ * Py_None (borrowed, not counted) when the word is left to the pure loop, or NULL on error. */
+static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n == 0 || n >= INT32_MAX) return Py_None;
+    if (m->ignore_merges) {
+        PyObject *whole = PyDict_GetItemWithError(m->vocab, word);
+        if (whole) {
+            PyObject *ids = PyList_New(1);
+            if (!ids) return NULL;
+            PyList_SET_ITEM(ids, 0, Py_NewRef(whole));
+            if (remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
+            return ids;
+        }
+        if (PyErr_Occurred()) return NULL;
+    }
+    int32_t stack[STACK_SYMBOLS];
+    int32_t *sym = stack;
+    if (n > STACK_SYMBOLS) {
+        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(int32_t)) return PyErr_NoMemory();
+        sym = PyMem_Malloc((size_t)n * sizeof(int32_t));
+        if (!sym) return PyErr_NoMemory();
+    }
+    PyObject *ids = NULL;
+    if (!word_symbols(m, word, sym)) {
+        ids = Py_None;
+        goto done;
+    }
+    if (n > m->cut_from && m->mark >= 0) {
+        /* `BPE._cut`: a chunk starts at each mark whose preceding character is an entry, not unsafe */
+        int kind = PyUnicode_KIND(word);
+        const void *data = PyUnicode_DATA(word);
+        Py_ssize_t start = 0;
+        int cut = 0;
+        Out parts = {NULL, 0, 0};
+        for (Py_ssize_t i = 1; i <= n; i++) {
+            if (i < n) {
+                if ((int32_t)PyUnicode_READ(kind, data, i) != m->mark) continue;
+                uint64_t before = (uint64_t)PyUnicode_READ(kind, data, i - 1) + 1;
+                if (intmap_get(&m->unsafe, before) >= 0 || intmap_get(&m->chars, before) < 0) continue;
+            } else if (!cut) {
+                break; /* one chunk: the word merges whole */
+            }
+            cut = 1;
+            PyObject *part = chunk_ids(m, cache, word, start, i, sym);
+            if (!part || out_extend(&parts, part) < 0) {
+                Py_XDECREF(part);
+                out_free(&parts);
+                goto done;
+            }
+            Py_DECREF(part);
+            start = i;
+        }
+        if (cut) {
+            ids = out_list(&parts);
+            out_free(&parts);
+            if (ids && remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
+            goto done;
+        }
+    }
+    Py_ssize_t left = merge_symbols(m, sym, n);
+    if (left < 0) goto done;
+    ids = ids_list(m, sym, left);
+    if (ids && remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
+done:
+    if (sym != stack) PyMem_Free(sym);
+    return ids;
+}
+
+/* tokenize_all(words, cache, fallback) -> list[int] */
+static PyObject *Merger_tokenize_all(Merger *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_all(words: list, cache: dict, fallback)");
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised");
+        return NULL;
+    }
+    PyObject *words = args[0], *cache = args[1], *fallback = args[2];
+    Out out = {NULL, 0, 0};
+    /* the list may change under a fallback call: its length is read on every turn */
+    for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words); w++) {
+        PyObject *word = Py_NewRef(PyList_GET_ITEM(words, w));
+        PyObject *ids = NULL;
+        if (!PyUnicode_CheckExact(word)) {
+            ids = PyObject_CallOneArg(fallback, word);
+        } else {
+            ids = PyDict_GetItemWithError(cache, word);
+            if (ids) {
+                Py_INCREF(ids);
+            } else if (!PyErr_Occurred()) {
+                ids = new_word(self, word, cache);
+                if (ids == Py_None) ids = PyObject_CallOneArg(fallback, word);
+            }
+        }
+        Py_DECREF(word);
+        if (!ids) goto error;
+        if (!PyList_Check(ids)) {
+            Py_DECREF(ids);
+            PyErr_SetString(PyExc_TypeError, "a word's ids must be a list");
+            goto error;
+        }
+        int failed = out_extend(&out, ids);
+        Py_DECREF(ids);
+        if (failed) goto error;
+    }
+    PyObject *result = out_list(&out);
+    out_free(&out);
+    return result;
+error:
+    out_free(&out);
+    return NULL;
+}
+
+/* word(word) -> list[int] | None: `BPE._word_ids` (no cut, no cache), None when left to the pure loop. */
+static PyObject *Merger_word(Merger *self, PyObject *word) {
+    if (!PyUnicode_Check(word)) {
+        PyErr_SetString(PyExc_TypeError, "word must be str");
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n == 0 || n >= INT32_MAX) Py_RETURN_NONE;
+    if (self->ignore_merges) {
+        PyObject *whole = PyDict_GetItemWithError(self->vocab, word);
+        if (whole) return Py_BuildValue("[O]", whole);
+        if (PyErr_Occurred()) return NULL;
+    }
+    int32_t stack[STACK_SYMBOLS];
+    int32_t *sym = stack;
+    if (n > STACK_SYMBOLS) {
+        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(int32_t)) return PyErr_NoMemory();
+        sym = PyMem_Malloc((size_t)n * sizeof(int32_t));
+        if (!sym) return PyErr_NoMemory();
+    }
+    PyObject *ids = NULL;
+    if (!word_symbols(self, word, sym)) {
+        ids = Py_NewRef(Py_None);
+    } else {
+        Py_ssize_t left = merge_symbols(self, sym, n);
+        if (left >= 0) ids = ids_list(self, sym, left);
+    }
+    if (sym != stack) PyMem_Free(sym);
+    return ids;
+}
+
+/* merge(ids, use_scan) -> list[int]: the merge loop alone over initial symbol ids (for tests:
+ * use_scan false runs the heap whatever the length). */
+static PyObject *Merger_merge(Merger *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "merge(ids: list, use_scan: bool)");
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised");
+        return NULL;
+    }
+    int use_scan = PyObject_IsTrue(args[1]);
+    if (use_scan < 0) return NULL;
+    PyObject *list = args[0];
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n >= INT32_MAX || (size_t)n > PY_SSIZE_T_MAX / sizeof(int32_t) - 1) return PyErr_NoMemory();
+    int32_t *sym = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    if (!sym) return PyErr_NoMemory();
+    PyObject *ids = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sym[i] = read_id(PyList_GET_ITEM(list, i), self->size);
+        if (sym[i] < 0) goto done;
+    }
+    Py_ssize_t left;
+    if (use_scan && n <= self->scan_limit) {
+        left = merge_scan(self, sym, n);
+    } else {
+        HeapScratch s;
+        if (scratch_alloc(&s, n ? n : 1) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        left = merge_heap(self, sym, n, &s);
+        scratch_free(&s);
+    }
+    ids = ids_list(self, sym, left);
+done:
+    PyMem_Free(sym);
+    return ids;
+}
+
+static PyObject *Merger_reduce(Merger *self, PyObject *unused) {
+    PyErr_SetString(PyExc_TypeError, "a Merger is not picklable: its owner rebuilds it after unpickling");
+    return NULL;
+}
+
+static PyMethodDef Merger_methods[] = {
+    {"tokenize_all", (PyCFunction)(void (*)(void))Merger_tokenize_all, METH_FASTCALL,
+     "tokenize_all(words, cache, fallback) -> list[int]: the ids of each word, concatenated"},
+    {"word", (PyCFunction)Merger_word, METH_O, "word(word) -> list[int] | None: one word merged, uncached"},
+    {"merge", (PyCFunction)(void (*)(void))Merger_merge, METH_FASTCALL,
+     "merge(ids, use_scan) -> list[int]: the merge loop over initial symbol ids"},
+    {"__reduce__", (PyCFunction)Merger_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MergerType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.bpe_merge.Merger",
+    .tp_doc = "One BPE model's characters and pair ranks; tokenize_all() runs the word loop.",
+    .tp_basicsize = sizeof(Merger),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Merger_init,
+    .tp_dealloc = (destructor)Merger_dealloc,
+    .tp_methods = Merger_methods,
+};
+
+static struct PyModuleDef bpe_merge_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polytok._kernels.bpe_merge",
+    .m_doc = "The BPE model's word loop (polytok.models.bpe), compiled.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit_bpe_merge(void) {
+    if (PyType_Ready(&MergerType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&bpe_merge_module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Merger", (PyObject *)&MergerType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
