@@ -7,8 +7,8 @@
  * those files; no reference code is copied.
  *
  * A `Lattice` holds the matchable pieces of one vocabulary in a trie over code points (one
- * open-addressing hash of (node, code point) -> child; a node knows the id of the piece that
- * ends there), the path score of every id, the unknown node's id and score. `nodes(word)` runs
+ * open-addressing hash of (node, code point) -> (child, id of the piece ending there), and a
+ * direct table of the root's edges by code point), the path score of every id, the unknown node's id and score. `nodes(word)` runs
  * the Viterbi over the code points of `word` (a str: lone surrogates are code points like any
  * other) and returns the best path's ids, with sentencepiece's and llama.cpp's unknown-run
  * rules applied ("collapse"), or the nodes and where each ends (HF's "fuse", and spans),
@@ -36,21 +36,29 @@
 #include <string.h>
 
 #define SHIFT_AT 100000.0 /* sentencepiece's score reset bound (pure: SHIFT_AT) */
-#define NO_CHILD UINT32_MAX
 #define GIL_FREE_CHARS 256 /* words at least this long run without the GIL */
 
 static PyObject *encode_error; /* polytok.errors.EncodeError */
 
 /* -- the trie ------------------------------------------------------------------------ */
 
+/* One edge of the trie: the child reached from `parent` by a code point, and the id of the
+ * piece that ends at that child (-1: none). Key and answer share one 16-byte slot, so a step
+ * of the walk reads one cache line. */
 typedef struct {
-    uint64_t *keys;    /* ((parent + 1) << 21) | code point; 0 = empty slot */
-    uint32_t *children;
-    Py_ssize_t mask;   /* slots - 1 (a power of two minus one) */
-    Py_ssize_t used;
-    int32_t *terminal; /* per node: the id of the piece ending there, or -1 */
-    Py_ssize_t nodes;
-    Py_ssize_t node_cap;
+    uint64_t key;  /* ((parent + 1) << 21) | code point; 0 = empty slot */
+    uint32_t child;
+    int32_t id;
+} Slot;
+
+#define ROOT_TABLE_MAX 0x10000 /* first code points below this are looked up in a direct table */
+
+typedef struct {
+    Slot *slots;
+    Py_ssize_t mask;  /* slots - 1 (a power of two minus one) */
+    Py_ssize_t used;  /* = nodes - 1: every node but the root is reached by one edge */
+    int32_t *root;    /* per code point below root_size: the slot of the root's edge, or -1 */
+    uint32_t root_size;
 } Trie;
 
 static inline uint64_t trie_key(uint32_t parent, uint32_t cp) {
@@ -62,103 +70,110 @@ static inline Py_ssize_t trie_slot(uint64_t key, Py_ssize_t mask) {
     return (Py_ssize_t)((h ^ (h >> 29)) & (uint64_t)mask);
 }
 
-static inline uint32_t trie_child(const Trie *t, uint32_t parent, uint32_t cp) {
+/* The slot of the edge from `parent` by `cp`, or -1. */
+static inline Py_ssize_t trie_find(const Trie *t, uint32_t parent, uint32_t cp) {
     uint64_t key = trie_key(parent, cp);
     Py_ssize_t slot = trie_slot(key, t->mask);
     for (;;) {
-        uint64_t k = t->keys[slot];
-        if (k == key) return t->children[slot];
-        if (k == 0) return NO_CHILD;
+        uint64_t k = t->slots[slot].key;
+        if (k == key) return slot;
+        if (k == 0) return -1;
         slot = (slot + 1) & t->mask;
     }
 }
 
+/* The edge from `node` by `cp`, or NULL. */
+static inline const Slot *trie_step(const Trie *t, uint32_t node, uint32_t cp) {
+    Py_ssize_t slot;
+    if (node == 0 && cp < t->root_size) slot = t->root[cp];
+    else slot = trie_find(t, node, cp);
+    return slot < 0 ? NULL : &t->slots[slot];
+}
+
 static void trie_free(Trie *t) {
-    PyMem_Free(t->keys);
-    PyMem_Free(t->children);
-    PyMem_Free(t->terminal);
+    PyMem_Free(t->slots);
+    PyMem_Free(t->root);
     memset(t, 0, sizeof(*t));
 }
 
 static int trie_init(Trie *t) {
     memset(t, 0, sizeof(*t));
     t->mask = 1023;
-    t->keys = PyMem_Calloc((size_t)t->mask + 1, sizeof(uint64_t));
-    t->children = PyMem_Malloc(((size_t)t->mask + 1) * sizeof(uint32_t));
-    t->node_cap = 1024;
-    t->terminal = PyMem_Malloc((size_t)t->node_cap * sizeof(int32_t));
-    if (!t->keys || !t->children || !t->terminal) {
-        trie_free(t);
+    t->slots = PyMem_Calloc((size_t)t->mask + 1, sizeof(Slot));
+    if (!t->slots) {
         PyErr_NoMemory();
         return -1;
     }
-    t->terminal[0] = -1; /* the root: the empty piece never matches */
-    t->nodes = 1;
     return 0;
 }
 
-static int trie_grow_hash(Trie *t) {
-    if (t->mask > (PY_SSIZE_T_MAX / 2 - 1) / (Py_ssize_t)sizeof(uint64_t)) {
+static int trie_grow(Trie *t) {
+    if (t->mask > (PY_SSIZE_T_MAX / 2 - 1) / (Py_ssize_t)sizeof(Slot)) {
         PyErr_NoMemory();
         return -1;
     }
     Py_ssize_t mask = t->mask * 2 + 1;
-    uint64_t *keys = PyMem_Calloc((size_t)mask + 1, sizeof(uint64_t));
-    uint32_t *children = PyMem_Malloc(((size_t)mask + 1) * sizeof(uint32_t));
-    if (!keys || !children) {
-        PyMem_Free(keys);
-        PyMem_Free(children);
+    Slot *slots = PyMem_Calloc((size_t)mask + 1, sizeof(Slot));
+    if (!slots) {
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t i = 0; i <= t->mask; i++) {
-        uint64_t k = t->keys[i];
-        if (k == 0) continue;
-        Py_ssize_t slot = trie_slot(k, mask);
-        while (keys[slot] != 0) slot = (slot + 1) & mask;
-        keys[slot] = k;
-        children[slot] = t->children[i];
+        if (t->slots[i].key == 0) continue;
+        Py_ssize_t slot = trie_slot(t->slots[i].key, mask);
+        while (slots[slot].key != 0) slot = (slot + 1) & mask;
+        slots[slot] = t->slots[i];
     }
-    PyMem_Free(t->keys);
-    PyMem_Free(t->children);
-    t->keys = keys;
-    t->children = children;
+    PyMem_Free(t->slots);
+    t->slots = slots;
     t->mask = mask;
     return 0;
 }
 
-/* The child of `parent` by `cp`, made if absent; NO_CHILD with an exception set on failure. */
-static uint32_t trie_add_child(Trie *t, uint32_t parent, uint32_t cp) {
-    uint32_t found = trie_child(t, parent, cp);
-    if (found != NO_CHILD) return found;
-    if ((t->used + 1) * 2 > t->mask + 1 && trie_grow_hash(t) < 0) return NO_CHILD;
-    if (t->nodes >= (Py_ssize_t)NO_CHILD - 1) {
+/* The slot of the edge from `parent` by `cp`, made if absent (its child a new node, no id);
+ * -1 with an exception set on failure. Slots move when the table grows: use the answer
+ * before the next call. */
+static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
+    Py_ssize_t found = trie_find(t, parent, cp);
+    if (found >= 0) return found;
+    if ((t->used + 1) * 2 > t->mask + 1 && trie_grow(t) < 0) return -1;
+    if (t->used >= (Py_ssize_t)UINT32_MAX - 2) {
         PyErr_SetString(PyExc_OverflowError, "too many trie nodes");
-        return NO_CHILD;
+        return -1;
     }
-    if (t->nodes == t->node_cap) {
-        if (t->node_cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(int32_t)) {
-            PyErr_NoMemory();
-            return NO_CHILD;
-        }
-        Py_ssize_t cap = t->node_cap * 2;
-        int32_t *terminal = PyMem_Realloc(t->terminal, (size_t)cap * sizeof(int32_t));
-        if (!terminal) {
-            PyErr_NoMemory();
-            return NO_CHILD;
-        }
-        t->terminal = terminal;
-        t->node_cap = cap;
-    }
-    uint32_t node = (uint32_t)t->nodes++;
-    t->terminal[node] = -1;
     uint64_t key = trie_key(parent, cp);
     Py_ssize_t slot = trie_slot(key, t->mask);
-    while (t->keys[slot] != 0) slot = (slot + 1) & t->mask;
-    t->keys[slot] = key;
-    t->children[slot] = node;
+    while (t->slots[slot].key != 0) slot = (slot + 1) & t->mask;
     t->used++;
-    return node;
+    t->slots[slot].key = key;
+    t->slots[slot].child = (uint32_t)t->used; /* nodes are numbered 1, 2, ... in order of creation */
+    t->slots[slot].id = -1;
+    return slot;
+}
+
+/* The direct table of the root's edges (after the last insertion: slots no longer move). */
+static int trie_finish(Trie *t) {
+    uint32_t size = 0;
+    for (Py_ssize_t i = 0; i <= t->mask; i++) {
+        uint64_t k = t->slots[i].key;
+        if (k != 0 && (k >> 21) == 1 && (k & 0x1FFFFF) < ROOT_TABLE_MAX && (uint32_t)(k & 0x1FFFFF) >= size)
+            size = (uint32_t)(k & 0x1FFFFF) + 1;
+    }
+    t->root = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(int32_t));
+    if (!t->root) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (uint32_t cp = 0; cp < size; cp++) {
+        Py_ssize_t slot = trie_find(t, 0, cp);
+        if (slot > INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "trie too large");
+            return -1;
+        }
+        t->root[cp] = (int32_t)slot;
+    }
+    t->root_size = size;
+    return 0;
 }
 
 /* -- the Lattice object ----------------------------------------------------------------- */
@@ -206,7 +221,7 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
                                      &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown, &collapse,
                                      &byte_ids))
         return -1;
-    if (self->scores || self->trie.keys) {
+    if (self->scores || self->trie.slots) {
         PyErr_SetString(PyExc_RuntimeError, "Lattice is already initialised");
         return -1;
     }
@@ -281,12 +296,15 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
         int kind = PyUnicode_KIND(piece);
         const void *data = PyUnicode_DATA(piece);
         uint32_t node = 0;
+        Py_ssize_t slot = -1;
         for (Py_ssize_t j = 0; j < length; j++) {
-            node = trie_add_child(&self->trie, node, (uint32_t)PyUnicode_READ(kind, data, j));
-            if (node == NO_CHILD) return -1;
+            slot = trie_add(&self->trie, node, (uint32_t)PyUnicode_READ(kind, data, j));
+            if (slot < 0) return -1;
+            node = self->trie.slots[slot].child;
         }
-        self->trie.terminal[node] = (int32_t)id;
+        self->trie.slots[slot].id = (int32_t)id;
     }
+    if (trie_finish(&self->trie) < 0) return -1;
     self->ready = 1;
     return 0;
 }
@@ -311,9 +329,10 @@ static Py_ssize_t viterbi64(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n,
         uint32_t node = 0;
         int single = 0;
         for (Py_ssize_t end = start + 1; end <= n; end++) {
-            node = trie_child(t, node, (uint32_t)text[end - 1]);
-            if (node == NO_CHILD) break;
-            int32_t id = t->terminal[node];
+            const Slot *edge = trie_step(t, node, (uint32_t)text[end - 1]);
+            if (!edge) break;
+            node = edge->child;
+            int32_t id = edge->id;
             if (id < 0) continue;
             if (end == start + 1) single = 1;
             double offer = here + L->scores[id];
@@ -355,9 +374,10 @@ static void viterbi32(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n, Table
         uint32_t node = 0;
         int single = 0;
         for (Py_ssize_t end = start + 1; end <= n; end++) {
-            node = trie_child(t, node, (uint32_t)text[end - 1]);
-            if (node == NO_CHILD) break;
-            int32_t id = t->terminal[node];
+            const Slot *edge = trie_step(t, node, (uint32_t)text[end - 1]);
+            if (!edge) break;
+            node = edge->child;
+            int32_t id = edge->id;
             if (id < 0) continue;
             if (end == start + 1) single = 1;
             if (end > frontier) frontier = end;
