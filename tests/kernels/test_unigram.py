@@ -293,6 +293,9 @@ def test_lattice_refuses_bad_arguments():
         lattice.__init__(["a"], [0], [0.0], -1, 0.0, False, False, False, None)
     with pytest.raises(TypeError):
         lattice.nodes(b"a", False)
+    twice = module.Lattice(["a", "ab", "a"], [0, 1, 2], [0.0, -5.0, -1.0], -1, -9.0, False, False, True, None)
+    assert twice.nodes("aab", True) == ([2, 1], [1, 3])  # a piece given twice matches as its last id
+    assert twice.nodes("bb", False) == ([-1], None)  # one unknown run, collapsed
 
 
 # -- live: sentencepiece past its score reset -----------------------------------------------------
@@ -329,3 +332,15 @@ def test_score_reset_equals_sentencepiece_on_bench_slices(scaled_model):
 def test_score_reset_equals_sentencepiece_on_random_text(scaled_model, text):
     sp, tok = scaled_model
     assert tok.encode(text) == sp.encode(text)
+
+
+@pytest.mark.parametrize("option", ["hf", "hf-unk-none", "spm-bytes", "llama-ugm"])
+def test_words_past_the_kernel_limit_run_the_pure_loop(option, monkeypatch):
+    """A word longer than the kernel's int32 positions takes the pure loop (its tables built then)."""
+    import polytok.models.unigram as unigram
+
+    pure, fast = build(TIES, OPTIONS[option])
+    monkeypatch.setattr(unigram, "_COMPILED_MAX_CHARS", 4)
+    assert fast._reach is None
+    check(pure, fast, EDGE)
+    assert fast._reach is not None

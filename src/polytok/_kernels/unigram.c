@@ -82,14 +82,6 @@ static inline Py_ssize_t trie_find(const Trie *t, uint32_t parent, uint32_t cp) 
     }
 }
 
-/* The edge from `node` by `cp`, or NULL. */
-static inline const Slot *trie_step(const Trie *t, uint32_t node, uint32_t cp) {
-    Py_ssize_t slot;
-    if (node == 0 && cp < t->root_size) slot = t->root[cp];
-    else slot = trie_find(t, node, cp);
-    return slot < 0 ? NULL : &t->slots[slot];
-}
-
 static void trie_free(Trie *t) {
     PyMem_Free(t->slots);
     PyMem_Free(t->root);
@@ -137,7 +129,7 @@ static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
     Py_ssize_t found = trie_find(t, parent, cp);
     if (found >= 0) return found;
     if ((t->used + 1) * 2 > t->mask + 1 && trie_grow(t) < 0) return -1;
-    if (t->used >= (Py_ssize_t)UINT32_MAX - 2) {
+    if ((uint64_t)t->used >= (uint64_t)UINT32_MAX - 2) {
         PyErr_SetString(PyExc_OverflowError, "too many trie nodes");
         return -1;
     }
@@ -311,92 +303,126 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
 
 /* -- the Viterbi ---------------------------------------------------------------------------- */
 
-typedef struct {
-    Py_ssize_t *start_of; /* per end position: where its best node starts, -1 unset */
-    int32_t *id_of;       /* per end position: its best node's id */
-    void *best;           /* per position: the best path score (double or float) */
-} Tables;
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
 
-/* float64 (HF, llama.cpp). Returns -1, or the position of an unknown character that would
- * win with `raise_unknown` (the pure loop raises there). */
-static Py_ssize_t viterbi64(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n, Tables *tb) {
+#define MAX_CHARS (INT32_MAX - 1) /* positions are int32; the caller runs longer words in Python */
+
+/* Per end position: where the best node ending there starts (-1: unset) and its id. After the
+ * backtrack, `start` of each node on the path holds the next node's end instead (-1: last). */
+typedef struct {
+    int32_t start;
+    int32_t id;
+} Link;
+
+/* The edge from the root by `cp`, or NULL. */
+static inline const Slot *first_edge(const Trie *t, uint32_t cp) {
+    Py_ssize_t slot = cp < t->root_size ? t->root[cp] : trie_find(t, 0, cp);
+    return slot < 0 ? NULL : &t->slots[slot];
+}
+
+/* The next edge of the walk from `edge` by `cp`, or NULL. */
+static inline const Slot *next_edge(const Trie *t, const Slot *edge, uint32_t cp) {
+    Py_ssize_t slot = trie_find(t, edge->child, cp);
+    return slot < 0 ? NULL : &t->slots[slot];
+}
+
+/* float64 (HF, llama.cpp) over the code points of `data` (a str's `kind`). Returns -1, or the
+ * position of an unknown character that would win with `raise_unknown` (the pure loop raises
+ * there). Written once, inlined with a constant kind for each of the three kinds. */
+static ALWAYS_INLINE Py_ssize_t walk64(const Lattice *L, int kind, const void *data, Py_ssize_t n, double *best,
+                                       Link *link) {
     const Trie *t = &L->trie;
-    double *best = tb->best;
-    Py_ssize_t *start_of = tb->start_of;
-    int32_t *id_of = tb->id_of;
     for (Py_ssize_t start = 0; start < n; start++) {
         double here = best[start];
-        uint32_t node = 0;
         int single = 0;
-        for (Py_ssize_t end = start + 1; end <= n; end++) {
-            const Slot *edge = trie_step(t, node, (uint32_t)text[end - 1]);
-            if (!edge) break;
-            node = edge->child;
+        const Slot *edge = first_edge(t, (uint32_t)PyUnicode_READ(kind, data, start));
+        for (Py_ssize_t end = start + 1; edge; end++) {
             int32_t id = edge->id;
-            if (id < 0) continue;
-            if (end == start + 1) single = 1;
-            double offer = here + L->scores[id];
-            if (start_of[end] < 0 || offer > best[end]) {
-                best[end] = offer;
-                start_of[end] = start;
-                id_of[end] = id;
+            if (id >= 0) {
+                single |= end == start + 1;
+                double offer = here + L->scores[id];
+                if (link[end].start < 0 || offer > best[end]) {
+                    best[end] = offer;
+                    link[end].start = (int32_t)start;
+                    link[end].id = id;
+                }
             }
+            if (end == n) break;
+            edge = next_edge(t, edge, (uint32_t)PyUnicode_READ(kind, data, end));
         }
         if (!single) {
             double offer = here + L->unk_score;
-            if (start_of[start + 1] < 0 || offer > best[start + 1]) {
+            if (link[start + 1].start < 0 || offer > best[start + 1]) {
                 if (L->raise_unknown) return start;
                 best[start + 1] = offer;
-                start_of[start + 1] = start;
-                id_of[start + 1] = L->unk_id;
+                link[start + 1].start = (int32_t)start;
+                link[start + 1].id = L->unk_id;
             }
         }
     }
     return -1;
 }
 
+static Py_ssize_t viterbi64(const Lattice *L, int kind, const void *data, Py_ssize_t n, double *best, Link *link) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: return walk64(L, PyUnicode_1BYTE_KIND, data, n, best, link);
+    case PyUnicode_2BYTE_KIND: return walk64(L, PyUnicode_2BYTE_KIND, data, n, best, link);
+    default: return walk64(L, PyUnicode_4BYTE_KIND, data, n, best, link);
+    }
+}
+
 static inline float round32(double value) { return (float)value; }
 
 /* float32 (sentencepiece): every offer is the double sum stored into a float; the reset shift. */
-static void viterbi32(const Lattice *L, const Py_UCS4 *text, Py_ssize_t n, Tables *tb) {
+static ALWAYS_INLINE void walk32(const Lattice *L, int kind, const void *data, Py_ssize_t n, float *best,
+                                 Link *link) {
     const Trie *t = &L->trie;
-    float *best = tb->best;
-    Py_ssize_t *start_of = tb->start_of;
-    int32_t *id_of = tb->id_of;
     Py_ssize_t frontier = 0;
     for (Py_ssize_t start = 0; start < n; start++) {
         double here = (double)best[start];
         if (!(here >= -SHIFT_AT && here <= SHIFT_AT)) { /* NaN shifts too, as in the pure loop */
             for (Py_ssize_t i = start; i <= frontier; i++)
-                if (i == start || start_of[i] != -1) best[i] = round32((double)best[i] - here);
+                if (i == start || link[i].start != -1) best[i] = round32((double)best[i] - here);
             here = 0.0;
         }
-        uint32_t node = 0;
         int single = 0;
-        for (Py_ssize_t end = start + 1; end <= n; end++) {
-            const Slot *edge = trie_step(t, node, (uint32_t)text[end - 1]);
-            if (!edge) break;
-            node = edge->child;
+        const Slot *edge = first_edge(t, (uint32_t)PyUnicode_READ(kind, data, start));
+        for (Py_ssize_t end = start + 1; edge; end++) {
             int32_t id = edge->id;
-            if (id < 0) continue;
-            if (end == start + 1) single = 1;
-            if (end > frontier) frontier = end;
-            float offer = round32(here + L->scores[id]);
-            if (start_of[end] < 0 || offer > best[end]) {
-                best[end] = offer;
-                start_of[end] = start;
-                id_of[end] = id;
+            if (id >= 0) {
+                single |= end == start + 1;
+                if (end > frontier) frontier = end;
+                float offer = round32(here + L->scores[id]);
+                if (link[end].start < 0 || offer > best[end]) {
+                    best[end] = offer;
+                    link[end].start = (int32_t)start;
+                    link[end].id = id;
+                }
             }
+            if (end == n) break;
+            edge = next_edge(t, edge, (uint32_t)PyUnicode_READ(kind, data, end));
         }
         if (!single) {
             if (start + 1 > frontier) frontier = start + 1;
             float offer = round32(here + L->unk_score);
-            if (start_of[start + 1] < 0 || offer > best[start + 1]) {
+            if (link[start + 1].start < 0 || offer > best[start + 1]) {
                 best[start + 1] = offer;
-                start_of[start + 1] = start;
-                id_of[start + 1] = L->unk_id;
+                link[start + 1].start = (int32_t)start;
+                link[start + 1].id = L->unk_id;
             }
         }
+    }
+}
+
+static void viterbi32(const Lattice *L, int kind, const void *data, Py_ssize_t n, float *best, Link *link) {
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND: walk32(L, PyUnicode_1BYTE_KIND, data, n, best, link); break;
+    case PyUnicode_2BYTE_KIND: walk32(L, PyUnicode_2BYTE_KIND, data, n, best, link); break;
+    default: walk32(L, PyUnicode_4BYTE_KIND, data, n, best, link); break;
     }
 }
 
@@ -432,17 +458,17 @@ static int utf8_of(Py_UCS4 cp, unsigned char out[4]) {
  * `_rewrite_unknown`): without byte fallback, each run of unknown nodes is one unknown id
  * (`collapse_runs`); with it, each unknown node is the <0xHH> pieces of its text's UTF-8
  * bytes (`_spell_unknown`, `spell_bytes`: EncodeError when a byte has no piece).
- * The path is linked forward: `first` is the first node's end, start_of[end] the next one's. */
-static PyObject *collapsed(const Lattice *L, const Py_UCS4 *text, Py_ssize_t first, const Tables *tb) {
+ * The path is linked forward: `first` is the first node's end, link[end].start the next one's. */
+static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssize_t first, const Link *link) {
     Py_ssize_t total = 0;
     int in_run = 0;
-    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = tb->start_of[end]) {
-        if (tb->id_of[end] != L->unk_id) {
+    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = link[end].start) {
+        if (link[end].id != L->unk_id) {
             total++;
             in_run = 0;
         } else if (L->byte_fallback) {
             unsigned char bytes[4];
-            for (Py_ssize_t i = start; i < end; i++) total += utf8_of(text[i], bytes);
+            for (Py_ssize_t i = start; i < end; i++) total += utf8_of(PyUnicode_READ(kind, data, i), bytes);
         } else {
             total += !in_run;
             in_run = 1;
@@ -452,8 +478,8 @@ static PyObject *collapsed(const Lattice *L, const Py_UCS4 *text, Py_ssize_t fir
     if (!ids) return NULL;
     Py_ssize_t k = 0;
     in_run = 0;
-    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = tb->start_of[end]) {
-        int32_t id = tb->id_of[end];
+    for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = link[end].start) {
+        int32_t id = link[end].id;
         if (id != L->unk_id) {
             if (k == total) goto miscounted;
             PyList_SET_ITEM(ids, k++, Py_NewRef(id_object(L, id)));
@@ -461,7 +487,7 @@ static PyObject *collapsed(const Lattice *L, const Py_UCS4 *text, Py_ssize_t fir
         } else if (L->byte_fallback) {
             for (Py_ssize_t i = start; i < end; i++) {
                 unsigned char bytes[4];
-                int length = utf8_of(text[i], bytes);
+                int length = utf8_of(PyUnicode_READ(kind, data, i), bytes);
                 for (int b = 0; b < length; b++) {
                     int32_t byte_id = L->byte_ids[bytes[b]];
                     if (byte_id < 0) {
@@ -519,37 +545,33 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
         }
         return Py_BuildValue("(NN)", ids, ends);
     }
-    if (n >= PY_SSIZE_T_MAX / 16 - 1) return PyErr_NoMemory();
-    size_t slots = (size_t)n + 1;
-    Py_UCS4 *copy = NULL;
-    const Py_UCS4 *text;
-    if (PyUnicode_KIND(word) == PyUnicode_4BYTE_KIND) {
-        text = PyUnicode_4BYTE_DATA(word);
-    } else {
-        copy = PyUnicode_AsUCS4Copy(word);
-        if (!copy) return NULL;
-        text = copy;
+    if (n > MAX_CHARS) {
+        PyErr_SetString(PyExc_OverflowError, "word too long for the compiled Viterbi");
+        return NULL;
     }
-    Tables tb;
-    tb.start_of = PyMem_Malloc(slots * sizeof(Py_ssize_t));
-    tb.id_of = PyMem_Malloc(slots * sizeof(int32_t));
-    tb.best = PyMem_Calloc(slots, self->float32 ? sizeof(float) : sizeof(double));
+    size_t slots = (size_t)n + 1;
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    Link *link = PyMem_Malloc(slots * sizeof(Link));
+    void *best = PyMem_Malloc(slots * (self->float32 ? sizeof(float) : sizeof(double)));
     PyObject *result = NULL, *ids = NULL, *ends = NULL;
-    if (!tb.start_of || !tb.id_of || !tb.best) {
+    if (!link || !best) {
         PyErr_NoMemory();
         goto done;
     }
-    for (size_t i = 0; i < slots; i++) tb.start_of[i] = -1;
+    for (size_t i = 0; i < slots; i++) link[i].start = -1;
+    if (self->float32) ((float *)best)[0] = 0.0f; /* unset scores are never read: `start` says so */
+    else ((double *)best)[0] = 0.0;
     Py_ssize_t unknown_at = -1;
     if (n >= GIL_FREE_CHARS) {
         Py_BEGIN_ALLOW_THREADS
-        if (self->float32) viterbi32(self, text, n, &tb);
-        else unknown_at = viterbi64(self, text, n, &tb);
+        if (self->float32) viterbi32(self, kind, data, n, best, link);
+        else unknown_at = viterbi64(self, kind, data, n, best, link);
         Py_END_ALLOW_THREADS
     } else if (self->float32) {
-        viterbi32(self, text, n, &tb);
+        viterbi32(self, kind, data, n, best, link);
     } else {
-        unknown_at = viterbi64(self, text, n, &tb);
+        unknown_at = viterbi64(self, kind, data, n, best, link);
     }
     if (unknown_at >= 0) {
         PyObject *ch = PyUnicode_Substring(word, unknown_at, unknown_at + 1);
@@ -560,19 +582,20 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
         }
         goto done;
     }
-    /* Backtrack: count the nodes and link them forward (start_of[end] becomes the next node's end). */
-    Py_ssize_t count = 0, unknown = 0, next = -1;
+    /* Backtrack: count the nodes and link them forward (link[end].start becomes the next node's end). */
+    Py_ssize_t count = 0, unknown = 0;
+    int32_t next = -1;
     for (Py_ssize_t end = n; end > 0;) {
-        Py_ssize_t start = tb.start_of[end];
+        int32_t start = link[end].start;
         count++;
-        unknown |= tb.id_of[end] == self->unk_id;
-        tb.start_of[end] = next;
-        next = end;
+        unknown |= link[end].id == self->unk_id;
+        link[end].start = next;
+        next = (int32_t)end;
         end = start;
     }
     Py_ssize_t first = next;
     if (unknown && !with_ends && self->collapse) {
-        result = collapsed(self, text, first, &tb);
+        result = collapsed(self, kind, data, first, link);
         goto done;
     }
     ids = PyList_New(count);
@@ -584,8 +607,8 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
         ends = Py_NewRef(Py_None);
     }
     Py_ssize_t k = 0;
-    for (Py_ssize_t end = first; end > 0; end = tb.start_of[end], k++) {
-        PyList_SET_ITEM(ids, k, Py_NewRef(id_object(self, tb.id_of[end])));
+    for (Py_ssize_t end = first; end > 0; end = link[end].start, k++) {
+        PyList_SET_ITEM(ids, k, Py_NewRef(id_object(self, link[end].id)));
         if (ends != Py_None) {
             PyObject *e = PyLong_FromSsize_t(end);
             if (!e) goto done;
@@ -596,10 +619,8 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
 done:
     Py_XDECREF(ids);
     Py_XDECREF(ends);
-    PyMem_Free(tb.start_of);
-    PyMem_Free(tb.id_of);
-    PyMem_Free(tb.best);
-    PyMem_Free(copy);
+    PyMem_Free(link);
+    PyMem_Free(best);
     return result;
 }
 

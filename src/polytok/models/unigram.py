@@ -57,7 +57,8 @@ Compiled: when the kernel ``polytok._kernels.unigram`` is built, a `Lattice` (a 
 the matchable pieces over code points, and their path scores) runs `_best_path`'s loop
 or, with `float32`, `Float32Viterbi._exact`'s over the whole word, and applies the
 ``"collapse"`` rules; HF's ``"fuse"`` rewrite of unknown runs and the spans stay here.
-It is built at load and again after unpickling (`_build_paths`).
+It is built at load and again after unpickling (`_build_paths`); a word longer than its
+int32 positions allow runs the pure loops, whose tables are then built (`_pure_tables`).
 
 Performance of the pure path: pieces are found with one dict of all pieces plus, per two-character
 prefix, the length of the longest piece that starts with it; words are cached.
@@ -87,6 +88,7 @@ from ._unigram_float32 import Float32Viterbi, backtrack
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
 
 _UNK_PENALTY = 10.0
+_COMPILED_MAX_CHARS = 2**31 - 2  # the kernel's positions are int32; a longer word runs the pure loop
 _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
 
@@ -154,21 +156,34 @@ class Unigram(PieceListLookup):
         """The Viterbi's tables: the compiled kernel's `Lattice`, or the pure loops' lookups."""
         module = kernel("unigram")
         self._lattice: Any = None
-        self._reach: dict[str, int] = {}
+        self._reach: dict[str, int] | None = None
         self._viterbi32: Float32Viterbi | None = None
-        if module is not None:
-            raise_unknown = self._unk_id is None and not self._collapse and not self._float32
-            self._lattice = module.Lattice(list(self._match_ids), list(self._match_ids.values()), self._path_scores,
-                                           self._unknown_marker(), self._unk_score, self._float32, raise_unknown,
-                                           self._collapse, self._byte_ids)
+        if module is None:
+            self._pure_tables()
             return
-        reach = self._reach
+        raise_unknown = self._unk_id is None and not self._collapse and not self._float32
+        self._lattice = module.Lattice(list(self._match_ids), list(self._match_ids.values()), self._path_scores,
+                                       self._unknown_marker(), self._unk_score, self._float32, raise_unknown,
+                                       self._collapse, self._byte_ids)
+
+    def _pure_tables(self) -> dict[str, int]:
+        """The pure loops' lookups, built on first use: at load on the pure path, else only for a
+        word too long for the kernel."""
+        if self._reach is not None:
+            return self._reach
+        reach: dict[str, int] = {}
         for piece in self._match_ids:
             if len(piece) > 1 and reach.get(piece[:2], 0) < len(piece):
                 reach[piece[:2]] = len(piece)
         if self._float32:
             self._viterbi32 = Float32Viterbi(self._match_ids, self._path_scores, reach, self._unknown_marker(),
                                              self._unk_score)
+        self._reach = reach
+        return reach
+
+    def _compiled(self, word: str) -> Any:
+        """The `Lattice` that runs `word`, or None (the pure path, or a word past the kernel's int32 positions)."""
+        return self._lattice if len(word) <= _COMPILED_MAX_CHARS else None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the Viterbi's tables (`_build_paths` makes them again, compiled or not)."""
@@ -212,8 +227,9 @@ class Unigram(PieceListLookup):
         """The ids of `tokenize_spans`, without a tuple per token when no unknown node needs rewriting."""
         if not word:
             return []
-        if self._lattice is not None:
-            ids, found = self._lattice.nodes(word, False)
+        lattice = self._compiled(word)
+        if lattice is not None:
+            ids, found = lattice.nodes(word, False)
             if found is None:  # final: no unknown node, or unknown runs collapsed in C
                 return ids  # type: ignore[no-any-return]
             ends: Sequence[int] = found
@@ -239,8 +255,10 @@ class Unigram(PieceListLookup):
 
     def _nodes(self, word: str) -> tuple[list[int], Sequence[int]]:
         """The ids of the best path's nodes and where each ends (the next starts there)."""
-        if self._lattice is not None:
-            return self._lattice.nodes(word, True)  # type: ignore[no-any-return]
+        lattice = self._compiled(word)
+        if lattice is not None:
+            return lattice.nodes(word, True)  # type: ignore[no-any-return]
+        self._pure_tables()
         if self._viterbi32 is not None:
             return self._viterbi32.nodes(word)
         start_of, id_of = self._best_path(word)
@@ -292,7 +310,7 @@ class Unigram(PieceListLookup):
         holds the vocabulary's own int objects: a long word costs ~20 bytes a character.
         """
         size = len(word)
-        get, scores, reach = self._match_ids.get, self._path_scores, self._reach
+        get, scores, reach = self._match_ids.get, self._path_scores, self._pure_tables()
         unk_id, unk_score = self._unk_id, self._unk_score
         if self._collapse and unk_id is None:
             unk_id = -1
