@@ -24,16 +24,22 @@ Only the matching lives here. Which GGUF entries llama.cpp puts in the partition
 (attribute bits, special ids found by text, the EOG set, the LSTRIP/RSTRIP name
 rules of ``llama_vocab::impl::load``) is load policy, decided by
 `polytok.formats.gguf_token_attrs`.
+
+The compiled kernel ``polytok._kernels.special_scan`` (when built) runs the two scans
+(`TokenTrie.find_all`, `LongestFirstPartition.split`) over the text's code points with the
+same rules; HF's single_word / lstrip / rstrip checks on the matches stay here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
 import regex
 
+from . import kernels
 from .text.chars import WHITE_SPACE
 
 __all__ = ["SpecialTokens", "AddedToken", "AddedVocabulary", "TokenTrie", "PartitionEntry", "LongestFirstPartition",
@@ -83,9 +89,10 @@ class TokenTrie:
     cannot start a match, so text without markers costs one regex scan.
     """
 
-    __slots__ = ("_root", "_first")
+    __slots__ = ("_root", "_first", "_entries", "_compiled")
 
     def __init__(self, entries: dict[str, int]) -> None:
+        self._entries = dict(entries)
         root: dict[Any, Any] = {}
         for text, value in entries.items():
             node = root
@@ -95,9 +102,19 @@ class TokenTrie:
         self._root = root
         firsts = sorted(k for k in root if k is not None)
         self._first = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") if firsts else None
+        self._compiled = _compiled(lambda module: module.Trie(self._entries))
+
+    def __getstate__(self) -> tuple[dict[str, int]]:
+        """Pickled as its entries (the compiled table is rebuilt)."""
+        return (self._entries,)
+
+    def __setstate__(self, state: tuple[dict[str, int]]) -> None:
+        self.__init__(state[0])  # type: ignore[misc]
 
     def find_all(self, text: str) -> list[tuple[int, int, int]]:
         """Non-overlapping leftmost-longest matches ``(start, end, value)``."""
+        if self._compiled is not None:
+            return self._compiled.find_all(text)  # type: ignore[no-any-return]
         if self._first is None:
             return []
         out: list[tuple[int, int, int]] = []
@@ -122,6 +139,17 @@ class TokenTrie:
                 continue
             out.append((start, best[0], best[1]))
             pos = best[0]
+
+
+def _compiled(build: Callable[[Any], Any]) -> Any:
+    """``build(special_scan module)``, or None on the pure-Python path (or for a table it cannot hold)."""
+    module = kernels.kernel("special_scan")
+    if module is None:
+        return None
+    try:
+        return build(module)
+    except (TypeError, ValueError, OverflowError, MemoryError):
+        return None
 
 
 # Rust `regex` crate Unicode classes, as HF's single_word / lstrip / rstrip checks use them.
@@ -304,10 +332,19 @@ class LongestFirstPartition:
     is searched left to right in every free fragment left by the longer ones.
     """
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_entries", "_compiled")
 
     def __init__(self, entries: list[PartitionEntry]) -> None:
         self._entries = sorted((e for e in entries if e.text), key=lambda e: -len(e.text.encode("utf-8")))
+        self._compiled = _compiled(lambda module: module.Partition(
+            [(e.text, e.id, e.always, e.lstrip, e.rstrip) for e in self._entries]))
+
+    def __getstate__(self) -> tuple[list[PartitionEntry]]:
+        """Pickled as its entries (the compiled table is rebuilt)."""
+        return (self._entries,)
+
+    def __setstate__(self, state: tuple[list[PartitionEntry]]) -> None:
+        self.__init__(state[0])  # type: ignore[misc]
 
     has_normalized = False  # all of llama.cpp's matching is on the raw text
 
@@ -324,6 +361,10 @@ class LongestFirstPartition:
 
     def split(self, text: str, parse_special: bool) -> list[Split]:
         """Free and special spans of `text`, in order (free spans may be empty after stripping)."""
+        if self._compiled is not None:
+            found = self._compiled.split(text, parse_special)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         pieces: list[Split] = [(0, len(text), None)] if text else []
         for entry in self._entries:
             if not (parse_special or entry.always):
