@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -39,12 +40,13 @@ def build_tokenizer(proto: ModelProto) -> Tokenizer:
     """The `Tokenizer` of a parsed model (module notes of `polytok.formats.sentencepiece`)."""
     if proto.trainer("byte_fallback", False):
         proto.types = [UNUSED if p == "\0" else t for p, t in zip(proto.pieces, proto.types)]
-    unk_id = _check_pieces(proto)
-    model, pre_tokenizer = _model(proto, unk_id)
+    odd = _odd_ids(proto.types)
+    unk_id = _check_pieces(proto, odd)
+    model, pre_tokenizer = _model(proto, unk_id, odd)
     named = named_ids(_special_ids(proto, unk_id), proto.pieces.__getitem__)
-    controls = [AddedToken(p, special=True, normalized=False) for p, t in zip(proto.pieces, proto.types)
-                if t == CONTROL]
-    return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", True),
+    controls = [AddedToken(proto.pieces[i], special=True, normalized=False) for i in odd
+                if proto.types[i] == CONTROL]
+    return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", odd),
                      pre_tokenizer=pre_tokenizer, added_tokens=controls, decoder=_detokenizer(proto),
                      facts=FormatFacts(format="sentencepiece", source=proto.file, files=(proto.file,),
                                        named_tokens=named, eog_ids=eos_ends(named),
@@ -53,11 +55,22 @@ def build_tokenizer(proto: ModelProto) -> Tokenizer:
                                                 "trainer_spec": dict(proto.trainer_spec)}))
 
 
+def _odd_ids(types: list[int]) -> list[int]:
+    """The ids of the pieces that are not NORMAL, in order (most pieces are: the checks and
+    lists below that concern the other types walk these alone)."""
+    return list(compress(range(len(types)), map(NORMAL.__ne__, types)))
+
+
+def _of_type(proto: ModelProto, odd: list[int], kind: int) -> list[str]:
+    """The pieces of type `kind` (not NORMAL), in id order."""
+    return [proto.pieces[i] for i in odd if proto.types[i] == kind]
+
+
 def _fail(proto: ModelProto, reason: str, key: str) -> FormatError:
     return FormatError(f"{reason} (sentencepiece refuses to load it)", file=proto.file, key=key)
 
 
-def _check_pieces(proto: ModelProto) -> int | None:
+def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
     """sentencepiece's load checks; returns the model's unknown id (None when there is none)."""
     pieces, types = proto.pieces, proto.types
     if not all(pieces):
@@ -72,7 +85,7 @@ def _check_pieces(proto: ModelProto) -> int | None:
             raise _fail(proto, "piece must not include a NUL character", f"pieces[{nul}]")
     if len(set(pieces)) != len(pieces):
         _check_duplicates(proto)
-    special = [i for i, t in enumerate(types) if t in (UNKNOWN, BYTE)]
+    special = [i for i in odd if types[i] in (UNKNOWN, BYTE)]
     unknown = [i for i in special if types[i] == UNKNOWN]
     if len(unknown) > 1:
         raise _fail(proto, f"unk is already defined (pieces[{unknown[0]}])", f"pieces[{unknown[1]}]")
@@ -108,25 +121,41 @@ def _check_duplicates(proto: ModelProto) -> None:
         seen[group] = index
 
 
-def _joins_space_to_text(proto: ModelProto) -> bool:
+def _joins_space_to_text(proto: ModelProto, odd: list[int]) -> bool:
     """Whether a usable piece holds a "▁" right after another character (a piece such a cut would split).
 
     Weaker than sentencepiece's ``has_internal_space_symbol``: runs of "▁" alone (Mistral's
     whitespace pieces) do not count, since the cut goes before a whole run.
     """
-    usable = "\0".join(p for p, t in zip(proto.pieces, proto.types) if t not in _RESERVED)
+    pieces, types = proto.pieces, proto.types
+    kept: list[str] = []
+    start = 0
+    for i in odd:
+        if types[i] in _RESERVED:
+            kept += pieces[start:i]
+            start = i + 1
+    usable = "\0" + "\0".join(kept + pieces[start:] if start else pieces)
+    # Every "▁" is in a run that starts a piece exactly when the runs after a "\0" hold them all:
+    # the runs of k or more are counted by "\0" and k "▁" (str.count, no walk in Python).
+    leading, run = 0, "\0\u2581"
+    while len(run) <= 64:
+        found = usable.count(run)
+        if not found:
+            return usable.count(_SPACE) != leading
+        leading += found
+        run += _SPACE
     return regex.search("[^\0\u2581]\u2581", usable) is not None
 
 
-def _model(proto: ModelProto, unk_id: int | None) -> tuple[Any, Any]:
+def _model(proto: ModelProto, unk_id: int | None, odd: list[int]) -> tuple[Any, Any]:
     pieces, types = proto.pieces, proto.types
     byte_fallback = bool(proto.trainer("byte_fallback", False))
-    user_defined = [p for p, t in zip(pieces, types) if t == USER_DEFINED]
+    user_defined = _of_type(proto, odd, USER_DEFINED)
     kind = proto.model_type
     if kind == "bpe":
-        return _bpe(proto, unk_id, byte_fallback, user_defined)
+        return _bpe(proto, unk_id, byte_fallback, user_defined, odd)
     if kind == "unigram":
-        return _unigram(proto, unk_id, byte_fallback), None
+        return _unigram(proto, unk_id, byte_fallback, odd), None
     from ..models.piece_lookup import PieceLookup
 
     usable = [t in (NORMAL, USER_DEFINED) for t in types]
@@ -134,42 +163,66 @@ def _model(proto: ModelProto, unk_id: int | None) -> tuple[Any, Any]:
                        byte_fallback=byte_fallback, whole_symbols=user_defined if kind == "char" else ()), None
 
 
-def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str]) -> tuple[Any, Any]:
+def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str],
+         odd: list[int]) -> tuple[Any, Any]:
     from ..models.spm import SPM
     from ..pre_tokenizers.split import Split
 
-    types = proto.types
+    types, n = proto.types, len(proto.types)
     # sentencepiece orders -0.0 below 0.0 (bit-pattern compare): the tiniest negative double keeps that order
-    scores = [-5e-324 if s == 0.0 and math.copysign(1.0, s) < 0 else s for s in proto.scores]
-    model = SPM(list(zip(proto.pieces, scores)), mergeable=[t in (NORMAL, USER_DEFINED, UNUSED) for t in types],
-                unused=[t == UNUSED for t in types], whole_symbols=user_defined,
+    scores = proto.scores
+    zeros = _indices(scores, 0.0)  # == finds -0.0 too
+    if any(math.copysign(1.0, scores[i]) < 0 for i in zeros):
+        scores = list(scores)
+        for i in zeros:
+            scores[i] = -5e-324 if math.copysign(1.0, scores[i]) < 0 else scores[i]
+    mergeable = [True] * n
+    unused = [False] * n
+    for i in odd:
+        mergeable[i] = types[i] in (USER_DEFINED, UNUSED)
+        unused[i] = types[i] == UNUSED
+    model = SPM(list(zip(proto.pieces, scores)), mergeable=mergeable, unused=unused, whole_symbols=user_defined,
                 unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
     space_id = model.token_to_id(_SPACE)
     cut = (proto.normalizer("escape_whitespaces") and not proto.trainer("treat_whitespace_as_suffix", False)
            and space_id is not None and types[space_id] in (NORMAL, USER_DEFINED)
-           and UNUSED not in types and not _joins_space_to_text(proto))
+           and UNUSED not in types and not _joins_space_to_text(proto, odd))
     return model, Split("\u2581+", "merged_with_next") if cut else None
 
 
-def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool) -> Any:
+def _indices(values: list[Any], value: Any) -> list[int]:
+    """Every index of `value` in `values` (list.index: no Python step per other item)."""
+    found: list[int] = []
+    at = -1
+    while True:
+        try:
+            at = values.index(value, at + 1)
+        except ValueError:
+            return found
+        found.append(at)
+
+
+def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: list[int]) -> Any:
     from ..models.unigram import Unigram
 
+    pieces, types = proto.pieces, proto.types
     scores = list(proto.scores)
-    normal = []
-    for index, (piece, kind, score) in enumerate(zip(proto.pieces, proto.types, scores)):
-        if math.isnan(score) or math.isinf(score):
-            raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
-        if kind == USER_DEFINED:
-            scores[index] = as_float32(0.1 * (len(piece.encode("utf-8")) - 1))
-        elif kind == NORMAL:
-            normal.append(score)
-    unk_score = as_float32((min(normal) if normal else _FLT_MAX) - 10.0)
-    return Unigram(list(zip(proto.pieces, scores)), unk_id, byte_fallback,
-                   matchable=[t in (NORMAL, USER_DEFINED) for t in proto.types], unk_score=unk_score,
+    if not all(map(math.isfinite, scores)):
+        index = next(i for i, score in enumerate(scores) if not math.isfinite(score))
+        raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
+    matchable = [True] * len(types)
+    for index in odd:
+        if types[index] == USER_DEFINED:
+            scores[index] = as_float32(0.1 * (len(pieces[index].encode("utf-8")) - 1))
+        else:
+            matchable[index] = False
+    unk_score = as_float32(min(compress(proto.scores, map(NORMAL.__eq__, types)), default=_FLT_MAX) - 10.0)
+    return Unigram(list(zip(pieces, scores)), unk_id, byte_fallback, matchable=matchable, unk_score=unk_score,
                    unknown_runs="collapse", float32=True)
 
 
-def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, with_pieces: bool) -> Precompiled:
+def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, odd: list[int] | None) -> Precompiled:
+    """The normalizer of `spec`; with the user-defined pieces passed through when `odd` is given."""
     from ..normalizers.precompiled import Precompiled
 
     blob = spec.get("precompiled_charsmap", b"")
@@ -179,8 +232,8 @@ def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, with_pieces: 
     def flag(name: str) -> bool:
         return bool(spec.get(name, True))  # proto2 defaults: all three true
 
-    passthrough = [p for p, t in zip(proto.pieces, proto.types) if t == USER_DEFINED] if with_pieces else []
-    suffix = bool(proto.trainer("treat_whitespace_as_suffix", False)) if with_pieces else False
+    passthrough = _of_type(proto, odd, USER_DEFINED) if odd is not None else []
+    suffix = bool(proto.trainer("treat_whitespace_as_suffix", False)) if odd is not None else False
     return Precompiled(blob, key=key, match="longest", passthrough=passthrough, passthrough_walk=False,
                        whitespace="sentencepiece", add_space_prefix=flag("add_dummy_prefix"),
                        remove_extra_whitespaces=flag("remove_extra_whitespaces"),
@@ -206,7 +259,7 @@ def _detokenizer(proto: ModelProto) -> SentencePieceDetokenizer:
     denormalizer = None
     spec = proto.denormalizer_spec
     if spec is not None and spec.get("precompiled_charsmap"):
-        denormalizer = _normalizer(proto, spec, "denormalizer_spec", False)
+        denormalizer = _normalizer(proto, spec, "denormalizer_spec", None)
     remove_extra = bool(proto.normalizer("remove_extra_whitespaces"))
     return SentencePieceDetokenizer(proto.pieces, proto.types, unk_surface=proto.trainer("unk_surface", " \u2047 "),
                                     strip_first_space=bool(proto.normalizer("add_dummy_prefix")) or remove_extra,
@@ -220,7 +273,7 @@ def _special_ids(proto: ModelProto, unk_id: int | None) -> dict[str, int]:
     ids: dict[str, int] = {}
     for name, (field, default, wanted) in _SPECIAL_PIECES.items():
         text = proto.trainer(field, "") or default
-        found = [i for i, p in enumerate(pieces) if p == text]
+        found = _indices(pieces, text)
         if reserved_first:
             found.sort(key=lambda i: types[i] not in _RESERVED)  # PieceToId: the reserved map first
         at = found[0] if found else unk_id

@@ -21,17 +21,19 @@ import regex
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer as TokenizerType
 
+from .. import kernels
 from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
 from ..models._bpe_merges import UnknownMergeToken
 from ..pre_tokenizers.llama_pre_types import PreType, pre_type
 from .gguf_keys import KEY_TYPES, General, Tokenizer
 from .gguf_keys import Tokenizer as Tokenizer_keys
-from .gguf_reader import GGUFMetadata, read_gguf_metadata
+from .gguf_reader import GGUFMetadata, ValueType, read_gguf_metadata
 from .gguf_token_attrs import LlamaSpecials, llama_specials
 
 _BYTE_TYPE = 6  # llama_token_type LLAMA_TOKEN_TYPE_BYTE
 _BYTE_TEXT = regex.compile(r"<0x[0-9A-Fa-f]{2}>")
+_STRING_ARRAY = (ValueType.ARRAY, ValueType.STRING)
 
 # tokenizer.ggml.model → (vocabulary type, default special ids)
 VOCAB_TYPES: dict[str, tuple[str, dict[str, int]]] = {
@@ -103,15 +105,16 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
         raise FormatError(f"unknown tokenizer model {model!r} (llama.cpp knows {sorted(VOCAB_TYPES)})",
                           file=name, key=Tokenizer.MODEL)
     vocab_type, default_ids = VOCAB_TYPES[model]
-    texts = _string_list(kv, Tokenizer.LIST, name)
-    texts = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(texts)]
+    texts = _string_list(meta, Tokenizer.LIST)
+    if "" in texts:
+        texts = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(texts)]
     # llama.cpp reads scores[i] and token_type[i] for every token without checking the array lengths
     token_types = _parallel_array(kv, Tokenizer.TOKEN_TYPE, len(texts), name)
     scores = _parallel_array(kv, Tokenizer.SCORES, len(texts), name)
     _check_byte_tokens(texts, token_types, name)
     merges = kv.get(Tokenizer.MERGES)
     if merges is not None:
-        merges = _string_list(kv, Tokenizer.MERGES, name)
+        merges = _string_list(meta, Tokenizer.MERGES)
     pre = None
     if vocab_type == "bpe":
         pre = pre_type("gemma4" if model == "gemma4" else kv.get(Tokenizer.PRE), Tokenizer.PRE)
@@ -149,10 +152,11 @@ def _check_byte_tokens(texts: list[str], token_types: Any, file: str) -> None:
                               key=f"{Tokenizer.TOKEN_TYPE}[{i}]")
 
 
-def _string_list(kv: dict[str, Any], key: str, file: str) -> list[str]:
-    value = kv.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise FormatError("expected an array of strings", file=file, key=key)
+def _string_list(meta: GGUFMetadata, key: str) -> list[str]:
+    """``meta.kv[key]``, which must be an array of strings (the reader makes one list of str of those)."""
+    value = meta.kv.get(key)
+    if not isinstance(value, list) or meta.types.get(key) != _STRING_ARRAY:
+        raise FormatError("expected an array of strings", file=meta.file, key=key)
     return value
 
 
@@ -292,11 +296,9 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     from ..pre_tokenizers.llama_regex_split import LlamaRegexSplit
 
     assert vocab.pre is not None
-    merges: dict[tuple[str, str], None] = {}
-    for line in vocab.merges or []:
-        cut = line.find(" ", 1)  # llama.cpp searches from index 1; a line with no space is ("", "")
-        merges.setdefault((line[:cut], line[cut + 1:]) if cut >= 0 else ("", ""), None)
-    ids = {text: i for i, text in enumerate(vocab.texts)}
+    # the first of each pair, in order (duplicates keep their first rank)
+    merges = dict.fromkeys(_merge_pairs(vocab.merges or []))
+    ids = dict(zip(vocab.texts, range(len(vocab.texts))))
     try:
         model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"],
                     byte_fallback=not vocab.pre.byte_encode, unknown_chars="block")
@@ -310,6 +312,18 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     return model, normalizer, LlamaRegexSplit(vocab.pre.regexes, byte_encode=vocab.pre.byte_encode)
 
 
+def _merge_pairs(lines: list[str]) -> list[tuple[str, str]]:
+    """Each merge line cut at its first space from index 1, as llama.cpp's load; ``("", "")`` without one."""
+    wire = kernels.kernel("wire")
+    if wire is not None:
+        return wire.merge_pairs(lines)  # type: ignore[no-any-return]
+    pairs = []
+    for line in lines:
+        cut = line.find(" ", 1)
+        pairs.append((line[:cut], line[cut + 1:]) if cut >= 0 else ("", ""))
+    return pairs
+
+
 def _build_wpm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     import sys
 
@@ -320,7 +334,7 @@ def _build_wpm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     unk_text = vocab.texts[unk] if unk is not None else "[UNK]"
     lowercase = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_LOWERCASE, True))
     strip_accents = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_STRIP_ACCENTS, lowercase))
-    model = WordPiece({text: i for i, text in enumerate(vocab.texts)}, unk_text, "", sys.maxsize)
+    model = WordPiece(dict(zip(vocab.texts, range(len(vocab.texts)))), unk_text, "", sys.maxsize)
     return model, None, LlamaWordPieceSplit(lowercase=lowercase, strip_accents=strip_accents)
 
 

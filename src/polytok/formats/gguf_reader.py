@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from .. import kernels
 from ..errors import FormatError
 from .gguf_keys import General
 
@@ -166,6 +167,7 @@ class _Reader:
         self.pos = 0
         self.order = "<"
         self.inner_arrays = 0
+        self.kernel = kernels.kernel("wire")  # the string arrays in one call; None: the loop below
 
     def fail(self, reason: str, key: str, offset: int) -> FormatError:
         return FormatError(reason, file=self.file, key=key, offset=offset)
@@ -291,6 +293,13 @@ class _Reader:
 
     def strings(self, key: str, count: int) -> list[str]:
         """The hot loop: ``count`` length-prefixed strings, each decoded once."""
+        if self.kernel is not None:
+            # None: a string does not fit or is not UTF-8; the loop below says which, and where
+            read = self.kernel.gguf_strings(self.data, self.pos, self.end, count, self.order == ">")
+            if read is not None:
+                out_list: list[str]
+                out_list, self.pos = read
+                return out_list
         data, end, pos, i = self.data, self.end, self.pos, 0
         length = struct.Struct(self.order + "Q").unpack_from
         out: list[str] = []

@@ -27,6 +27,7 @@ The matching itself (the partition split) is an algorithm and lives in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, repeat
 
 from ..errors import FormatError
 from ..special import LongestFirstPartition, PartitionEntry
@@ -65,6 +66,9 @@ LLAMA_EOG_TEXTS = frozenset((
     "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<｜end▁of▁sentence｜>", "[e~["))
 # gpt-oss: always matched and always rendered.
 _ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+# The EOG texts whose presence together changes the EOG set (harmony, gemma-4, PLaMo).
+_EOG_SHAPE_TEXTS = ("<|return|>", "<|call|>", "<|calls|>", "<|flush|>", "<|end|>", "<|tool_response>",
+                    "<|plamo:eos|>", "</s>")
 
 
 @dataclass(slots=True)
@@ -78,10 +82,11 @@ class LlamaSpecials:
     def partition(self, texts: list[str]) -> LongestFirstPartition:
         """The partition over CONTROL / USER_DEFINED / UNKNOWN entries (llama.cpp's special cache)."""
         entries = []
-        for id_, attr in enumerate(self.attrs):
-            if attr & _SPECIAL_CACHE:
-                entries.append(PartitionEntry(id_, texts[id_], always=not attr & (ATTR_CONTROL | ATTR_UNKNOWN),
-                                              lstrip=bool(attr & ATTR_LSTRIP), rstrip=bool(attr & ATTR_RSTRIP)))
+        attrs = self.attrs
+        for id_ in compress(range(len(attrs)), map(_SPECIAL_CACHE.__and__, attrs)):
+            attr = attrs[id_]
+            entries.append(PartitionEntry(id_, texts[id_], always=not attr & (ATTR_CONTROL | ATTR_UNKNOWN),
+                                          lstrip=bool(attr & ATTR_LSTRIP), rstrip=bool(attr & ATTR_RSTRIP)))
         return LongestFirstPartition(entries)
 
 
@@ -94,8 +99,8 @@ def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[st
     to the last of them, as llama.cpp's ``token_to_id`` map does.
     """
     n = len(texts)
-    attrs = [GGUF_TYPE_TO_ATTR.get(t, 0) for t in token_types] if token_types else [ATTR_NORMAL] * n
-    by_text = {t: i for i, t in enumerate(texts)}
+    attrs = list(map(GGUF_TYPE_TO_ATTR.get, token_types, repeat(0))) if token_types else [ATTR_NORMAL] * n
+    by_text = dict(zip(texts, range(n)))
     ids = dict(ids)
     for category, candidates in LLAMA_AUTODETECT.items():
         if ids.get(category) is None:
@@ -103,8 +108,8 @@ def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[st
             if found is not None:
                 ids[category] = found
                 attrs[found] |= ATTR_CONTROL
-    for text, id_ in by_text.items():
-        if attrs[id_] & ATTR_CONTROL and "unused" in text:
+    for id_ in list(compress(range(n), map(ATTR_CONTROL.__and__, attrs))):
+        if "unused" in texts[id_] and by_text[texts[id_]] == id_:  # a text's last id, as llama.cpp's map
             attrs[id_] |= ATTR_UNUSED
     eog = _eog(by_text, attrs, ids)
     _name_rules(by_text, attrs, pre, architecture, name.lower())
@@ -113,17 +118,16 @@ def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[st
 
 def _eog(by_text: dict[str, int], attrs: list[int], ids: dict[str, int | None]) -> set[int]:
     eog: set[int] = {i for k in ("fim_pad", "fim_rep", "fim_sep") if (i := ids.get(k)) is not None}
-    for text, id_ in by_text.items():
-        if text in LLAMA_EOG_TEXTS:
-            eog.add(id_)
-            attrs[id_] |= ATTR_CONTROL
+    for text in LLAMA_EOG_TEXTS:
+        if text in by_text:
+            eog.add(by_text[text])
+            attrs[by_text[text]] |= ATTR_CONTROL
     for text in _ALWAYS_USER_DEFINED:
         if text in by_text:
             attrs[by_text[text]] = ATTR_USER_DEFINED
     eog |= {i for k in ("eos", "eot", "eom") if (i := ids.get(k)) is not None}
-    in_eog = {by_text.get(t) for t in ("<|return|>", "<|call|>", "<|calls|>", "<|flush|>", "<|end|>",
-                                       "<|tool_response>", "<|plamo:eos|>", "</s>")} & eog
-    texts_in_eog = {t for t, i in by_text.items() if i in in_eog}
+    in_eog = {by_text.get(t) for t in _EOG_SHAPE_TEXTS} & eog
+    texts_in_eog = {t for t in _EOG_SHAPE_TEXTS if by_text.get(t) in in_eog}
     has_call = bool(texts_in_eog & {"<|call|>", "<|calls|>"})
     if "<|end|>" in texts_in_eog and has_call and texts_in_eog & {"<|return|>", "<|flush|>"}:
         end = by_text["<|end|>"]

@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import kernels
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
@@ -120,8 +121,12 @@ def read_model_proto(data: bytes, file: str) -> ModelProto:
     """Parse the ``ModelProto`` fields polytok uses (see `protobuf_wire` for the wire rules)."""
     proto = ModelProto(file)
     pos, end = 0, len(data)
+    kernel = kernels.kernel("wire")  # the pieces in one call; None: _read_usual_pieces
     while pos < end:
-        pos = _read_usual_pieces(data, pos, end, proto)
+        if kernel is not None:
+            pos = kernel.read_pieces(data, pos, end, proto.pieces, proto.scores, proto.types)
+        else:
+            pos = _read_usual_pieces(data, pos, end, proto)
         if pos >= end:
             break
         tag_at = pos

@@ -1,0 +1,333 @@
+"""The compiled file readers (``polytok._kernels.wire``) against the pure readers they stand in for.
+
+The kernel reads SentencePiece's repeated ``pieces``, GGUF string arrays and GGUF merge
+lines; where it cannot read something exactly as the pure reader does it hands over, so
+the pure reader's results *and errors* (class, message, key, offset) must come out of the
+compiled path unchanged: on every ``.model`` and GGUF fixture, on hand-packed files of
+unusual layouts, and on corrupted files (every truncation, bit flips, huge lengths).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+from typing import Any
+
+import pytest
+from fixtures import GGUF_VOCAB_NAMES, bench_slice, edge_texts, fixture_path, gguf_vocab_path
+from formats import gguf_pack as gp
+from formats import sentencepiece_pack as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polytok
+from kernels._compiled import compiled
+from polytok import kernels
+from polytok.errors import FormatError
+from polytok.formats.gguf import _merge_pairs
+from polytok.formats.gguf_reader import parse_gguf_metadata
+from polytok.formats.sentencepiece import read_model_proto
+
+SPM_FILES = [("spm-botchan-bpe-1000", "spm.model"), ("spm-botchan-unigram-1000", "spm.model"),
+             ("spm-kyoto-ja-unigram-8000", "spm.model"), ("spm-bpemb-en-100k", "spm.model"),
+             ("spm-mistral-v1", "tokenizer.model"), ("spm-mistral-v3", "tokenizer.model"),
+             ("marian-nmt", "vocab.joint.spm")]
+
+
+@pytest.fixture(scope="module")
+def wire() -> Any:
+    return compiled("wire")
+
+
+def _floats(values: list[float]) -> list[bytes]:
+    return [struct.pack("<d", v) for v in values]  # bit-exact (NaN payloads, -0.0)
+
+
+def _proto(data: bytes) -> tuple[Any, ...]:
+    proto = read_model_proto(data, "x.model")
+    return (proto.pieces, _floats(proto.scores), proto.types, proto.trainer_spec, proto.normalizer_spec,
+            proto.denormalizer_spec)
+
+
+def _meta(data: bytes) -> tuple[Any, ...]:
+    meta = parse_gguf_metadata(data, file="x.gguf")
+    kv = {k: (v.typecode, v.tobytes()) if hasattr(v, "typecode") else v for k, v in meta.kv.items()}
+    return kv, meta.types, meta.kv_end, meta.alignment, meta.byte_order
+
+
+def _outcome(read: Any, data: bytes) -> tuple[Any, ...]:
+    try:
+        return ("ok", read(data))
+    except FormatError as exc:
+        return ("error", type(exc), str(exc), exc.key, exc.offset)
+
+
+def _both(read: Any, data: bytes) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    fast = _outcome(read, data)
+    with kernels.pure_path():
+        pure = _outcome(read, data)
+    return fast, pure
+
+
+def _texts() -> list[str]:
+    return edge_texts() + [bench_slice(name, 3000) for name in ("en", "code", "multi")]
+
+
+def _same_tokenizer(path: Any) -> None:
+    fast = polytok.load(path)
+    with kernels.pure_path():
+        pure = polytok.load(path)
+    assert fast.get_vocab() == pure.get_vocab() and fast.facts == pure.facts
+    for text in _texts():
+        assert fast.encode(text) == pure.encode(text), text[:60]
+
+
+# -- real files ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "filename"), SPM_FILES, ids=[n for n, _ in SPM_FILES])
+def test_model_files_read_alike(wire: Any, name: str, filename: str) -> None:
+    path = fixture_path(name, filename)
+    data = path.read_bytes()
+    fast, pure = _both(_proto, data)
+    assert fast == pure
+    assert fast[0] == "ok" and len(fast[1][0]) > 100
+    # the kernel itself reads every piece of a real file (no hand-over to the pure walk)
+    pieces: list[str] = []
+    at = wire.read_pieces(data, 0, len(data), pieces, [], [])
+    assert pieces == fast[1][0] and data[at] != 0x0A
+    _same_tokenizer(path)
+
+
+@pytest.mark.parametrize("name", GGUF_VOCAB_NAMES)
+def test_gguf_files_read_alike(wire: Any, name: str) -> None:
+    path = gguf_vocab_path(name)
+    fast, pure = _both(_meta, path.read_bytes())
+    assert fast == pure and fast[0] == "ok"
+
+
+@pytest.mark.parametrize("name", ["llama-bpe", "llama-spm", "bert-bge", "gemma-4", "qwen2", "phi-3"])
+def test_gguf_tokenizers_alike(wire: Any, name: str) -> None:
+    _same_tokenizer(gguf_vocab_path(name))
+
+
+# -- hand-packed SentencePiece layouts -------------------------------------------------------
+
+
+def _raw_piece(body: bytes) -> bytes:
+    return sp.field(1, body)
+
+
+def _unusual_pieces() -> list[bytes]:
+    """Pieces in every layout the wire allows: what the kernel reads and what it hands over."""
+    f = sp.field
+    return [
+        sp.piece("<unk>", 0.0, sp.UNKNOWN), sp.piece("<s>", 0.0, sp.CONTROL), sp.piece("</s>", -0.0, sp.CONTROL),
+        _raw_piece(f(1, b"plain") + f(2, -1.5)),                      # no type: NORMAL
+        _raw_piece(f(2, -2.0) + f(1, b"swapped")),                     # fields in another order
+        _raw_piece(f(1, b"first") + f(1, b"last") + f(2, -3.0)),       # a repeat: the last wins
+        _raw_piece(f(1, b"odd") + f(2, -4.0) + f(3, 9)),               # enum out of range: unset
+        _raw_piece(f(1, b"odd2") + f(2, -4.0) + f(3, 4) + f(3, 0)),    # out of range after a valid one
+        _raw_piece(f(1, b"neg") + f(3, (1 << 64) - 1)),                # int32 -1 as a 10-byte varint
+        _raw_piece(f(1, b"big") + f(3, (1 << 32) + 4)),                # low 32 bits: 4
+        _raw_piece(f(1, b"x" * 200) + f(2, -5.0)),                     # two-byte lengths
+        _raw_piece(b"\x0a\x83\x00abc" + f(2, -6.0)),                   # a non-canonical length varint
+        _raw_piece(f(1, "é\U0001f600▁".encode()) + f(2, -7.0)),
+        _raw_piece(f(2, -8.0)),                                        # no piece: empty (refused later)
+        _raw_piece(f(1, b"unknown") + f(9, 5) + f(2, -9.0)),           # an unknown field: pure walk
+        _raw_piece(f(1, b"grp") + b"\x23\x24" + f(2, -9.5)),            # an empty group
+        _raw_piece(f(1, b"nan") + b"\x15\x01\x00\xc0\x7f"),            # a NaN with a payload
+        b"\x8a\x00" + bytes([len(f(1, b"ncanon"))]) + f(1, b"ncanon"),  # a non-canonical top-level tag
+        sp.field(7, b"skipped") + sp.piece("after", -10.0),
+        _raw_piece(b""),                                               # an empty message
+    ]
+
+
+def _unusual_model() -> bytes:
+    return sp.model(_unusual_pieces(), trainer=sp.field(3, 2) + sp.field(35, 0), normalizer=sp.field(1, b"nmt"))
+
+
+def test_unusual_layouts_read_alike(wire: Any) -> None:
+    data = _unusual_model()
+    fast, pure = _both(_proto, data)
+    assert fast == pure and fast[0] == "ok"
+    pieces, scores, types = fast[1][:3]
+    assert pieces[5:10] == ["last", "odd", "odd2", "neg", "big"] and types[5:10] == [1, 1, 4, 1, 4]
+    assert pieces[11] == "abc" and pieces[13] == ""
+    assert math.isnan(struct.unpack("<d", scores[16])[0])
+
+
+@pytest.mark.parametrize("body", [
+    sp.field(1, b"\xff\xfe"),                    # invalid UTF-8
+    sp.field(1, b"\xed\xa0\x80"),                # a UTF-8 surrogate
+    b"\x0a\x05ab",                               # a length past the message
+    b"\x15\x00\x00",                             # a truncated float
+    b"\x18\x80\x80",                             # a truncated varint
+    b"\x18" + b"\x80" * 10 + b"\x01",            # a varint of 11 bytes
+    b"\x00\x01",                                 # field number 0
+    b"\x1a\x01x",                                # the type as length-delimited
+    b"\x0d\x00\x00\x00\x00",                     # the piece as 32-bit
+    b"\x23\x2c",                                 # a group closed as another field
+    b"\x0f",                                     # wire type 7
+], ids=repr)
+def test_broken_pieces_fail_alike(wire: Any, body: bytes) -> None:
+    data = sp.model([sp.piece("<unk>", 0.0, sp.UNKNOWN), sp.piece("a", -1.0), _raw_piece(body), sp.piece("b", -2.0)])
+    fast, pure = _both(_proto, data)
+    assert fast == pure
+    assert fast[0] == "error" and fast[3].startswith("pieces[2]")
+
+
+def test_piece_lengths_past_the_file(wire: Any) -> None:
+    base = sp.piece("<unk>", 0.0, sp.UNKNOWN)
+    for tail in (b"\x0a\xff\xff\xff\xff\x0f", b"\x0a" + sp.varint(1 << 62) + b"\x0a", b"\x0a\x80",
+                 b"\x0a\x03\x0a\x05ab", b"\x0a" + b"\xff" * 10 + b"\x01"):
+        fast, pure = _both(_proto, base + tail)
+        assert fast == pure and fast[0] == "error", tail
+
+
+def test_every_truncation_of_a_model(wire: Any) -> None:
+    data = _unusual_model()
+    for cut in range(len(data)):
+        fast, pure = _both(_proto, data[:cut])
+        assert fast == pure, cut
+
+
+def test_bit_flips_in_a_model(wire: Any) -> None:
+    data = bytearray(_unusual_model())
+    rng = random.Random(1)
+    for _ in range(1500):
+        copy = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(copy))
+            copy[at] ^= 1 << rng.randrange(8)
+        fast, pure = _both(_proto, bytes(copy))
+        assert fast == pure, bytes(copy).hex()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_unusual_pieces()) | st.binary(max_size=12), max_size=12))
+def test_random_piece_sequences(parts: list[bytes]) -> None:
+    compiled("wire")
+    fast, pure = _both(_proto, b"".join(parts))
+    assert fast == pure
+
+
+def test_read_pieces_stays_in_its_bounds(wire: Any) -> None:
+    data = sp.piece("a", -1.0) + sp.piece("b", -2.0)
+    pieces: list[str] = []
+    scores: list[float] = []
+    types: list[int] = []
+    # an end inside the second piece stops before it; an end past the buffer is the buffer's end
+    assert wire.read_pieces(data, 0, len(data) - 1, pieces, scores, types) == len(data) // 2
+    assert wire.read_pieces(data, 0, len(data) + 100, pieces, scores, types) == len(data)
+    assert wire.read_pieces(data, -5, len(data), pieces, scores, types) == len(data)
+    assert pieces == ["a", "a", "b"] and types == [1, 1, 1]
+    with pytest.raises(TypeError):
+        wire.read_pieces(data, 0, len(data), (), scores, types)
+
+
+# -- GGUF string arrays and merges -----------------------------------------------------------
+
+
+def _gguf(order: str = "<", tokens: list[Any] | None = None) -> bytes:
+    tokens = tokens if tokens is not None else ["<unk>", "", "a", "é", "\U0001f600", "b c", "x" * 300]
+    return gp.pack_gguf([("general.architecture", gp.STRING, "llama"),
+                         ("tokenizer.ggml.model", gp.STRING, "gpt2"),
+                         ("tokenizer.ggml.tokens", (gp.ARRAY, gp.STRING), tokens),
+                         ("tokenizer.ggml.merges", (gp.ARRAY, gp.STRING), ["a b", " x y", "ab"]),
+                         ("nested", (gp.ARRAY, gp.ARRAY, gp.STRING), [["p", "q"], []]),
+                         ("tokenizer.ggml.scores", (gp.ARRAY, gp.FLOAT32), [0.0, -1.0, 2.5, 0, 0, 0, 0])], order=order)
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_gguf_strings_read_alike(wire: Any, order: str) -> None:
+    data = _gguf(order)
+    fast, pure = _both(_meta, data)
+    assert fast == pure and fast[0] == "ok"
+    assert fast[1][0]["tokenizer.ggml.tokens"][3:5] == ["é", "\U0001f600"]
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_every_truncation_of_a_gguf(wire: Any, order: str) -> None:
+    data = _gguf(order)
+    for cut in range(len(data)):
+        fast, pure = _both(_meta, data[:cut])
+        assert fast == pure, cut
+
+
+def test_bit_flips_in_a_gguf(wire: Any) -> None:
+    data = _gguf()
+    rng = random.Random(2)
+    for _ in range(1500):
+        copy = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(copy))
+            copy[at] ^= 1 << rng.randrange(8)
+        fast, pure = _both(_meta, bytes(copy))
+        assert fast == pure, bytes(copy).hex()
+
+
+@pytest.mark.parametrize("bad", [b"\xff", b"ok\xc3", b"\xed\xb0\x80", b"\xf4\x90\x80\x80"], ids=repr)
+def test_invalid_utf8_in_a_string_array(wire: Any, bad: bytes) -> None:
+    fast, pure = _both(_meta, _gguf(tokens=["a", "b", bad, "c"]))
+    assert fast == pure and fast[0] == "error" and fast[3] == "tokenizer.ggml.tokens[2]"
+
+
+def test_huge_string_lengths(wire: Any) -> None:
+    data = _gguf(tokens=["a", "bb", "ccc"])
+    at = data.index(b"bb") - 8
+    for size in (3, 1 << 31, (1 << 63) - 1, 1 << 63, (1 << 64) - 1):
+        copy = data[:at] + struct.pack("<Q", size) + data[at + 8:]
+        fast, pure = _both(_meta, copy)
+        assert fast == pure and fast[0] == "error", size
+
+
+def test_gguf_strings_stays_in_its_bounds(wire: Any) -> None:
+    data = gp.pack_string("ab") + gp.pack_string("c")
+    assert wire.gguf_strings(data, 0, len(data), 2, False) == (["ab", "c"], len(data))
+    assert wire.gguf_strings(data, 0, len(data) - 1, 2, False) is None
+    assert wire.gguf_strings(data, 0, len(data) + 50, 3, False) is None
+    assert wire.gguf_strings(data, 0, len(data), 1 << 60, False) is None
+    assert wire.gguf_strings(data, 0, len(data), -1, False) is None
+    assert wire.gguf_strings(data, -1, len(data), 1, False) is None
+    assert wire.gguf_strings(data, len(data) + 1, len(data), 0, False) is None
+    assert wire.gguf_strings(data, len(data), len(data), 0, False) == ([], len(data))
+    big = gp.pack_string("ab", ">") + gp.pack_string("\U0001f600", ">")
+    assert wire.gguf_strings(big, 0, len(big), 2, True) == (["ab", "\U0001f600"], len(big))
+    assert wire.gguf_strings(big, 0, len(big), 2, False) is None
+
+
+MERGE_LINES = ["a b", "ab", "", " ", "  ", " a b", "a  b", "a b c", "é ü", "\U0001f600 \U0001f601", "a ", " a",
+               "a\u3000b", "x\0 y", "▁t he", "ab cd", "a b"]
+
+
+def test_merge_pairs_alike(wire: Any) -> None:
+    fast = _merge_pairs(MERGE_LINES)
+    with kernels.pure_path():
+        pure = _merge_pairs(MERGE_LINES)
+    assert fast == pure
+    assert fast[:6] == [("a", "b"), ("", ""), ("", ""), ("", ""), (" ", ""), (" a", "b")]
+    with pytest.raises(TypeError):
+        wire.merge_pairs(["a b", 3])
+    with pytest.raises(TypeError):
+        wire.merge_pairs(("a b",))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab \u00e9\U0001f600\u2581\0"), max_size=6), max_size=20))
+def test_random_merge_lines(lines: list[str]) -> None:
+    fast = compiled("wire").merge_pairs(lines)
+    with kernels.pure_path():
+        pure = _merge_pairs(lines)
+    assert fast == pure
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=6) | st.text(max_size=4).map(str.encode), max_size=8), st.booleans())
+def test_random_string_arrays(items: list[bytes], big: bool) -> None:
+    compiled("wire")
+    order = ">" if big else "<"
+    data = gp.pack_gguf([("k", (gp.ARRAY, gp.STRING), items)], order=order)
+    fast, pure = _both(_meta, data)
+    assert fast == pure
