@@ -16,11 +16,17 @@ Bits per code point (`SPLIT_*` in the header):
   UP  ``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]``        LO  ``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``
 and, for the case-insensitive contractions, the code points ``(?i:x)`` matches for each
 letter x of ``'s 't 're 've 'm 'll 'd``.
+
+A second, 256-entry table gives the same bits over llama.cpp's collapsed text (the view
+`pre_tokenizers.llama_regex_split` matches its GGUF splitters against: ASCII as is, every other
+code point one byte for its category), read off that path too: each class rewritten by its
+`collapse_regex` and matched with Python ``re`` under ``re.ASCII``, as it runs them.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +36,7 @@ import regex
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(_ROOT, "src"))
 
+from polytok.pre_tokenizers.llama_regex_split import collapse_regex  # noqa: E402
 from polytok.regex.fancy import compile_fancy  # noqa: E402
 from polytok.regex.oniguruma import compile_onig  # noqa: E402
 
@@ -66,6 +73,19 @@ def class_bits() -> bytearray:
     return tables[0]
 
 
+def collapsed_bits() -> bytearray:
+    """The bits of each char of the collapsed alphabet (UP and LO: no splitter there uses them)."""
+    bits = bytearray(256)
+    for bit, (name, cls) in enumerate(CLASSES):
+        if name in ("UP", "LO"):
+            continue
+        pattern = re.compile(collapse_regex(cls), re.ASCII)
+        for code in range(256):
+            if pattern.fullmatch(chr(code)):
+                bits[code] |= 1 << bit
+    return bits
+
+
 def fold_sets() -> list[list[int]]:
     text = "".join(map(chr, range(LIMIT)))
     found = []
@@ -86,7 +106,7 @@ def _c_rows(values: list[int], per_line: int, width: int) -> str:
     return "\n".join(lines)
 
 
-def render(bits: bytearray, folds: list[list[int]]) -> str:
+def render(bits: bytearray, folds: list[list[int]], collapsed: bytearray) -> str:
     blocks: dict[bytes, int] = {}
     stage1 = []
     for start in range(0, LIMIT, 256):
@@ -110,6 +130,10 @@ def render(bits: bytearray, folds: list[list[int]]) -> str:
         f"static const uint8_t split_stage2[{len(stage2)}] = {{",
         _c_rows(list(stage2), 16, 4),
         "};",
+        "/* the same bits over llama.cpp's collapsed text (one byte a code point), as Python re reads it */",
+        "static const uint8_t split_collapsed[256] = {",
+        _c_rows(list(collapsed), 16, 4),
+        "};",
         f'#define SPLIT_FOLD_LETTERS "{FOLD_LETTERS}"',
         "/* the code points (?i:x) matches, for each x of SPLIT_FOLD_LETTERS; 0 pads a row */",
         f"static const uint32_t split_fold[{len(FOLD_LETTERS)}][{FOLD_WIDTH}] = {{",
@@ -122,7 +146,7 @@ def render(bits: bytearray, folds: list[list[int]]) -> str:
 
 
 def main() -> int:
-    text = render(class_bits(), fold_sets())
+    text = render(class_bits(), fold_sets(), collapsed_bits())
     with open(OUT, "w", encoding="ascii", newline="\n") as f:
         f.write(text)
     print(f"wrote {OUT} ({len(text)} bytes)")

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
+from array import array
 from functools import cache, partial
 
 import pytest
 import regex
-from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path
+from fixtures import HF_JSON_FIXTURES, bench_slice, edge_texts, fixture_path, gguf_vocab_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polytok
 import polytok.kernels
 from kernels._compiled import compiled
+from polytok.pre_tokenizers import llama_regex_split as llama_split
 from polytok.pre_tokenizers.split_behavior import RegexSplitter
 from polytok.regex.fancy import compile_fancy
 from polytok.regex.oniguruma import OnigPattern, compile_onig
@@ -243,3 +246,78 @@ def test_compiled_equals_pure_encode(name, filename):
                     fast.encode(text, special=special)
                 continue
             assert fast.encode(text, special=special) == expected, (name, special, text[:80])
+
+
+# --- llama.cpp's GGUF splitters: the same scanners over its collapsed text -------------------
+
+LLAMA_TRIGGERS = sorted(llama_split._SCANNERS.items())
+LLAMA_IDS = [f"{name}-{k}" for k, (_, name) in enumerate(LLAMA_TRIGGERS)]
+
+
+def test_collapsed_table_is_what_re_reads():
+    split = compiled("split")
+    for bit, cls in [(split.L, r"\p{L}"), (split.N, r"\p{N}"), (split.WS, r"\s")]:
+        pattern = re.compile(llama_split.collapse_regex(cls), re.ASCII)
+        for code in range(256):
+            assert bool(split.collapsed_bits(code) & bit) == bool(pattern.fullmatch(chr(code))), (cls, code)
+
+
+def _assert_same_collapsed(trigger: str, name: str, texts: list[str]) -> None:
+    split = compiled("split")
+    pattern = re.compile(llama_split.collapse_regex(llama_split._SPLITTER_REGEXES[trigger]), re.ASCII)
+    for text in texts:
+        view = llama_split.collapse(text)
+        cuts = [(0, len(view))] if view else []
+        if len(view) > 8:  # chunks, as earlier regexes of a list leave them
+            cuts = [(0, len(view) // 3), (len(view) // 3, len(view) // 3), (len(view) // 3, len(view))]
+        for start, end in cuts:
+            chunks = array("q", [start, end])
+            expected = llama_split._regex_chunks(pattern, view, chunks)
+            actual = llama_split._scanned_chunks(split.scan_collapsed, split.SCANNERS[name], view, chunks)
+            assert actual == expected, (name, text[:60], start, end)
+
+
+@pytest.mark.parametrize(("trigger", "name"), LLAMA_TRIGGERS, ids=LLAMA_IDS)
+def test_llama_collapsed_texts(trigger, name):
+    every_byte = "".join(map(chr, range(256)))
+    contexts = "".join(f"{c}{c} {c}'{c}a{c}A{c}1{c}\n{c}  {c}'s{c}'S" for c in every_byte)
+    texts = list(_bench_texts()) + edge_texts() + HAND_TEXTS + [every_byte, contexts]
+    texts += [a + b for a in HAND_TEXTS[:60] for b in HAND_TEXTS[40:]]
+    _assert_same_collapsed(trigger, name, texts)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=8))
+def test_llama_collapsed_hypothesis(texts):
+    for trigger, name in LLAMA_TRIGGERS:
+        _assert_same_collapsed(trigger, name, texts)
+
+
+def test_scan_collapsed_refuses_bad_arguments():
+    split = compiled("split")
+    with pytest.raises(TypeError):
+        split.scan_collapsed(0, "\u0100", 0, 1)
+    for start, end in [(-1, 1), (2, 1), (0, 4)]:
+        with pytest.raises(ValueError):
+            split.scan_collapsed(0, "abc", start, end)
+    with pytest.raises(ValueError):
+        split.scan_collapsed(7, "abc", 0, 3)
+    assert split.scan_collapsed(0, "abc", 1, 1) == b""
+
+
+GGUF_NAMES = ["gpt-2", "llama-bpe", "qwen2", "mpt", "falcon", "command-r", "starcoder", "refact", "aquila"]
+
+
+@pytest.mark.parametrize("name", GGUF_NAMES)
+def test_gguf_compiled_equals_pure_encode(name):
+    compiled("split")
+    path = gguf_vocab_path(name)
+    fast = polytok.load(path)
+    with polytok.kernels.pure_path():
+        pure = polytok.load(path)
+    uses = [step for pre in [fast.pre_tokenizer, *getattr(fast.pre_tokenizer, "pretokenizers", [])]
+            if isinstance(pre, llama_split.LlamaRegexSplit) for _, step in pre._steps]
+    assert any(isinstance(step, partial) and step.func is llama_split._scanned_chunks for step in uses)
+    for text in _e2e_texts():
+        for special in ("parse", "text"):
+            assert fast.encode(text, special=special) == pure.encode(text, special=special), (name, text[:80])

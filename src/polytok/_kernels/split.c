@@ -25,6 +25,11 @@
  * Every alternative reads at least one char, so matches are never empty and ``findall``'s
  * pieces are exactly the matches. The scan runs without the GIL into an array of end offsets;
  * the substrings are made afterwards.
+ *
+ * scan_collapsed runs the GPT2 / LLAMA3 / QWEN2 scanners over llama.cpp's collapsed text (the
+ * one-byte-a-code-point view polytok/pre_tokenizers/llama_regex_split.py matches llama.cpp's
+ * hand-written splitters against, after src/unicode.cpp unicode_regex_split), with a 256-entry
+ * table of that alphabet read off Python ``re`` as that module runs it; it returns the bounds.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -64,6 +69,7 @@ typedef struct {
     const void *data;
     int kind;
     Py_ssize_t n;
+    const uint8_t *collapsed;  /* NULL, or split_collapsed: the text is llama.cpp's one-byte view */
 } Text;
 
 ALWAYS_INLINE Py_UCS4 at(const Text *t, Py_ssize_t i) { return PyUnicode_READ(t->kind, t->data, i); }
@@ -73,7 +79,11 @@ ALWAYS_INLINE unsigned bits_of(Py_UCS4 c) {
     return split_stage2[(size_t)split_stage1[c >> 8] * 256u + (c & 0xFFu)];
 }
 
-ALWAYS_INLINE unsigned bits_at(const Text *t, Py_ssize_t i) { return bits_of(at(t, i)); }
+ALWAYS_INLINE unsigned char_bits(const Text *t, Py_UCS4 c) {
+    return t->collapsed ? t->collapsed[c & 0xFFu] : bits_of(c);  /* collapsed text is 1-byte kind */
+}
+
+ALWAYS_INLINE unsigned bits_at(const Text *t, Py_ssize_t i) { return char_bits(t, at(t, i)); }
 
 ALWAYS_INLINE int is_crlf(Py_UCS4 c) { return c == '\r' || c == '\n'; }
 
@@ -137,7 +147,7 @@ ALWAYS_INLINE Py_ssize_t other_match(const Text *t, Py_ssize_t i, Py_UCS4 c, int
     if (c == ' ') {
         if (i + 1 >= t->n || (bits_at(t, i + 1) & OTHER_MASK)) return -1;
         j = i + 1;
-    } else if (bits_of(c) & OTHER_MASK) {
+    } else if (char_bits(t, c) & OTHER_MASK) {
         return -1;
     }
     Py_ssize_t e = run_other(t, j);
@@ -170,7 +180,7 @@ ALWAYS_INLINE Py_ssize_t llama3_at(const Text *t, Py_ssize_t i, const Scanner *s
         Py_ssize_t k = contraction(t, i, 1);
         if (k) return i + k;
     }
-    unsigned b = bits_of(c);
+    unsigned b = char_bits(t, c);
     if (b & SPLIT_L) return run_any(t, i, SPLIT_L);
     if (!(b & SPLIT_N) && !is_crlf(c) && i + 1 < t->n && (bits_at(t, i + 1) & SPLIT_L))
         return run_any(t, i + 1, SPLIT_L);                    /* [^\r\n\p{L}\p{N}]?\p{L}+ */
@@ -191,7 +201,7 @@ ALWAYS_INLINE Py_ssize_t upper_lower(const Text *t, Py_ssize_t i) {
 
 ALWAYS_INLINE Py_ssize_t o200k_at(const Text *t, Py_ssize_t i, const Scanner *s) {
     Py_UCS4 c = at(t, i);
-    unsigned b = bits_of(c);
+    unsigned b = char_bits(t, c);
     int prefix = !(b & (SPLIT_L | SPLIT_N)) && !is_crlf(c) && i + 1 < t->n;
     Py_ssize_t e = -1;
     if (prefix) e = upper_lower(t, i + 1);
@@ -239,58 +249,84 @@ ALWAYS_INLINE int scan_text(const Text *t, const Scanner *s, Ends *out) {
 }
 
 static int scan_kind1(const Text *t, const Scanner *s, Ends *out) {
-    Text k = {t->data, PyUnicode_1BYTE_KIND, t->n};
+    Text k = {t->data, PyUnicode_1BYTE_KIND, t->n, NULL};
     return scan_text(&k, s, out);
 }
 
 static int scan_kind2(const Text *t, const Scanner *s, Ends *out) {
-    Text k = {t->data, PyUnicode_2BYTE_KIND, t->n};
+    Text k = {t->data, PyUnicode_2BYTE_KIND, t->n, NULL};
     return scan_text(&k, s, out);
 }
 
 static int scan_kind4(const Text *t, const Scanner *s, Ends *out) {
-    Text k = {t->data, PyUnicode_4BYTE_KIND, t->n};
+    Text k = {t->data, PyUnicode_4BYTE_KIND, t->n, NULL};
+    return scan_text(&k, s, out);
+}
+
+static int scan_collapsed(const Text *t, const Scanner *s, Ends *out) {
+    Text k = {t->data, PyUnicode_1BYTE_KIND, t->n, split_collapsed};
     return scan_text(&k, s, out);
 }
 
 #define RELEASE_GIL_FROM 4096  /* chars: below this the scan is shorter than a GIL round trip */
+
+typedef int (*ScanFn)(const Text *, const Scanner *, Ends *);
+
+/* the match ends of a non-empty text into `out` (freed by the caller), or -1 with an exception set */
+static int run_scan(ScanFn scan, const Text *t, const Scanner *s, Ends *out) {
+    out->count = 0;
+    out->capacity = t->n / 4 + 16;
+    if (out->capacity > t->n) out->capacity = t->n;
+    out->ends = PyMem_RawMalloc((size_t)out->capacity * sizeof(Py_ssize_t));
+    if (out->ends == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc;
+    if (t->n >= RELEASE_GIL_FROM) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = scan(t, s, out);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = scan(t, s, out);
+    }
+    if (rc < 0) {
+        PyMem_RawFree(out->ends);
+        out->ends = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static int scanner_arg(PyObject *arg, Py_ssize_t *id) {
+    *id = PyLong_AsSsize_t(arg);
+    if (*id == -1 && PyErr_Occurred()) return -1;
+    if (*id < 0 || *id >= N_SCANNERS) {
+        PyErr_Format(PyExc_ValueError, "no scanner %zd", *id);
+        return -1;
+    }
+    return 0;
+}
 
 static PyObject *split_scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "scan(scanner, text) takes 2 arguments");
         return NULL;
     }
-    Py_ssize_t id = PyLong_AsSsize_t(args[0]);
-    if (id == -1 && PyErr_Occurred()) return NULL;
-    if (id < 0 || id >= N_SCANNERS) {
-        PyErr_Format(PyExc_ValueError, "no scanner %zd", id);
-        return NULL;
-    }
+    Py_ssize_t id;
+    if (scanner_arg(args[0], &id) < 0) return NULL;
     PyObject *text = args[1];
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "scan() takes a str");
         return NULL;
     }
-    Text t = {PyUnicode_DATA(text), PyUnicode_KIND(text), PyUnicode_GET_LENGTH(text)};
+    Text t = {PyUnicode_DATA(text), PyUnicode_KIND(text), PyUnicode_GET_LENGTH(text), NULL};
     if (t.n == 0) return PyList_New(0);
-    Ends out = {NULL, 0, t.n / 4 + 16};
-    if (out.capacity > t.n) out.capacity = t.n;
-    out.ends = PyMem_RawMalloc((size_t)out.capacity * sizeof(Py_ssize_t));
-    if (out.ends == NULL) return PyErr_NoMemory();
     int (*scan)(const Text *, const Scanner *, Ends *) =
         t.kind == PyUnicode_1BYTE_KIND ? scan_kind1 : t.kind == PyUnicode_2BYTE_KIND ? scan_kind2 : scan_kind4;
-    int rc;
-    if (t.n >= RELEASE_GIL_FROM) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = scan(&t, &SCANNERS[id], &out);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = scan(&t, &SCANNERS[id], &out);
-    }
-    if (rc < 0) {
-        PyMem_RawFree(out.ends);
-        return PyErr_NoMemory();
-    }
+    Ends out;
+    if (run_scan(scan, &t, &SCANNERS[id], &out) < 0) return NULL;
     PyObject *pieces = PyList_New(out.count);
     if (pieces == NULL) {
         PyMem_RawFree(out.ends);
@@ -311,16 +347,71 @@ static PyObject *split_scan(PyObject *module, PyObject *const *args, Py_ssize_t 
     return pieces;
 }
 
+/* scan_collapsed(scanner, view, start, end) -> bytes: the (start, end) of every match in view[start:end]
+ * as native int64 pairs, offsets into view; `view` is llama.cpp's collapsed text (latin-1 kind) */
+static PyObject *split_scan_collapsed(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "scan_collapsed(scanner, view, start, end) takes 4 arguments");
+        return NULL;
+    }
+    Py_ssize_t id;
+    if (scanner_arg(args[0], &id) < 0) return NULL;
+    PyObject *view = args[1];
+    if (!PyUnicode_Check(view) || PyUnicode_KIND(view) != PyUnicode_1BYTE_KIND) {
+        PyErr_SetString(PyExc_TypeError, "scan_collapsed() takes a collapsed (one byte a char) str");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[2]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(args[3]);
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    if (start < 0 || end < start || end > PyUnicode_GET_LENGTH(view)) {
+        PyErr_SetString(PyExc_ValueError, "scan_collapsed(): start and end out of range");
+        return NULL;
+    }
+    if (end == start) return PyBytes_FromStringAndSize(NULL, 0);
+    Text t = {(const Py_UCS1 *)PyUnicode_DATA(view) + start, PyUnicode_1BYTE_KIND, end - start, NULL};
+    Ends out;
+    if (run_scan(scan_collapsed, &t, &SCANNERS[id], &out) < 0) return NULL;
+    if ((size_t)out.count > PY_SSIZE_T_MAX / (2 * sizeof(int64_t))) {
+        PyMem_RawFree(out.ends);
+        return PyErr_NoMemory();
+    }
+    PyObject *bounds = PyBytes_FromStringAndSize(NULL, out.count * 2 * (Py_ssize_t)sizeof(int64_t));
+    if (bounds == NULL) {
+        PyMem_RawFree(out.ends);
+        return NULL;
+    }
+    int64_t *pairs = (int64_t *)PyBytes_AS_STRING(bounds);
+    Py_ssize_t from = start;
+    for (Py_ssize_t k = 0; k < out.count; k++) {
+        pairs[2 * k] = (int64_t)from;
+        from = start + out.ends[k];
+        pairs[2 * k + 1] = (int64_t)from;
+    }
+    PyMem_RawFree(out.ends);
+    return bounds;
+}
+
 static PyObject *split_char_bits(PyObject *module, PyObject *arg) {
     unsigned long cp = PyLong_AsUnsignedLong(arg);
     if (cp == (unsigned long)-1 && PyErr_Occurred()) return NULL;
     return PyLong_FromUnsignedLong(bits_of((Py_UCS4)(cp > 0x10FFFF ? 0x110000 : cp)));
 }
 
+static PyObject *split_collapsed_bits(PyObject *module, PyObject *arg) {
+    unsigned long code = PyLong_AsUnsignedLong(arg);
+    if (code == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromUnsignedLong(code < 256 ? split_collapsed[code] : 0);
+}
+
 static PyMethodDef split_methods[] = {
     {"scan", (PyCFunction)(void (*)(void))split_scan, METH_FASTCALL,
      "scan(scanner, text) -> list[str]: the matches of the scanner's pattern (findall), in order."},
+    {"scan_collapsed", (PyCFunction)(void (*)(void))split_scan_collapsed, METH_FASTCALL,
+     "scan_collapsed(scanner, view, start, end) -> bytes: the match bounds in llama.cpp's collapsed text."},
     {"char_bits", split_char_bits, METH_O, "char_bits(code_point) -> int: the table bits (tests)."},
+    {"collapsed_bits", split_collapsed_bits, METH_O, "collapsed_bits(byte) -> int: the collapsed table's bits."},
     {NULL, NULL, 0, NULL},
 };
 

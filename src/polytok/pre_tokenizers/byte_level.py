@@ -17,6 +17,11 @@ Reproduces HF tokenizers 0.23.3 ``tokenizers/src/pre_tokenizers/byte_level.rs``
 Performance notes (this is the hottest code of GPT-2 style tokenizers, and
 ``findall`` is most of it; numbers in bench/README.md, 'Measurements behind
 design choices'):
+- with the kernels built, the ``findall`` is the compiled GPT-2 scanner
+  (`polytok.regex.scanners`); the byte mapping stays the cached ``translate``
+  below: its cached lookups measured a small share of a warm encode, and
+  mapping inside the scan (a fresh mapped string a piece, no cache) would
+  hand the model strings to hash anew, so it was not folded into the scan;
 - the GPT-2 pattern always covers its input with non-empty matches (the
   letter, number, ``[^\\s\\p{L}\\p{N}]`` and ``\\s`` alternatives partition all
   chars), so ``findall`` is the onig split as is, with no coverage check;

@@ -13,8 +13,9 @@ llama.cpp chooses them:
 - *hand-written splitters*, for the exact trigger strings of ``unicode_regex_split_custom``.
   GPT-2, Llama-3 (both spellings), Qwen2, Qwen3.5 and newline-runs are, rule for rule, their
   patterns over the collapsed text below (the GPT-2 one with the ``|\\s+`` tail its trigger
-  lacks), so they run as such; the Kimi-K2 and digit-group splitters, which are not regexes,
-  are ported loops;
+  lacks), so they run as such (GPT-2, Llama-3 and Qwen2 through the compiled scanners of
+  `polytok._kernels.split` when they are built, with the same pieces); the Kimi-K2 and
+  digit-group splitters, which are not regexes, are ported loops;
 - *collapsed categories* (a regex naming ``\\p{N|L|P|M|S|Lu|Ll|Lt|Lm|Lo}``): llama.cpp runs
   ``std::regex`` over a one-byte-per-code-point text where every non-ASCII code point is 0x0B if
   its table says whitespace, else 0xD1..0xD5 for number/letter/punctuation/mark/symbol, else
@@ -44,6 +45,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache, partial
 
 from ..errors import FormatError
+from ..kernels import kernel
 from ..normalized import NormalizedString
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from .base import PreTokenizerBase
@@ -89,6 +91,9 @@ _NEWLINES = "[^\\n]+|[\\n]+"
 # becomes its own piece under the gap rule anyway).
 _SPLITTER_REGEXES = {_GPT2: _GPT2 + "|\\s+", _LLAMA3: _LLAMA3, _LLAMA3_I: _LLAMA3,
                      _QWEN2: _QWEN2, _QWEN35: _QWEN35, _NEWLINES: _NEWLINES}
+# trigger string -> the compiled scanner (`polytok._kernels.split`) that runs its collapsed regex,
+# over a table of the collapsed alphabet read off ``re`` (tools/gen_split_tables.py)
+_SCANNERS = {_GPT2: "gpt2", _LLAMA3: "llama3", _LLAMA3_I: "llama3", _QWEN2: "qwen2"}
 _KIMI_TRIGGER = "\\p{Han}+"
 _DIGITS_TRIGGERS = ("\\p{AFMoE_digits}", "\\d{1,3}(?=(?:\\d{3})*\\b)")
 
@@ -215,6 +220,15 @@ def _regex_chunks(pattern: re.Pattern[str], view: str, chunks: Bounds[int]) -> B
     return out
 
 
+def _scanned_chunks(scan: Callable[[int, str, int, int], bytes], scanner: int, view: str,
+                    chunks: Bounds[int]) -> Bounds[int]:
+    """`_regex_chunks` of a splitter regex through its compiled scanner (its matches tile every chunk)."""
+    out = array("q")
+    for start, end in _pairs(chunks):
+        out.frombytes(scan(scanner, view, start, end))
+    return out
+
+
 def _digit_group_chunks(view: str, chunks: Bounds[int]) -> Bounds[int]:
     """``unicode_regex_split_custom_afmoe``: every number run of length L is cut after its first
     L mod 3 code points, then every 3; the text before a run stays glued to its first group."""
@@ -327,6 +341,9 @@ def compile_step(regex: str) -> _Step:
     if regex in _DIGITS_TRIGGERS:
         return "collapsed", _digit_group_chunks
     if regex in _SPLITTER_REGEXES:
+        module = kernel("split") if regex in _SCANNERS else None
+        if module is not None:
+            return "collapsed", partial(_scanned_chunks, module.scan_collapsed, module.SCANNERS[_SCANNERS[regex]])
         return "collapsed", _regex_splitter(collapse_regex(_SPLITTER_REGEXES[regex]), regex)
     if _uses_categories(regex):
         if not regex.isascii():
