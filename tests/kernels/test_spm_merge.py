@@ -233,6 +233,16 @@ def test_nan_score_keeps_the_pure_path():
     assert fast.tokenize("abab") == pure.tokenize("abab")
 
 
+def test_a_key_with_a_colliding_hash_is_not_the_piece():
+    # "a\U000943d5" and "a\U000dcbc8" share the high 32 bits and the low 4 bits of the kernel's
+    # hash (FNV-1a + the MurmurHash3 finaliser): in a 16-slot table the word's pair probes the
+    # piece's slot, and only the key compare tells them apart.
+    piece, word = "a\U000943d5", "a\U000dcbc8"
+    pure, fast = pair([("<unk>", 0.0), ("a", -1.0), (piece, -1.0)], unknown="unk", unk_id=0)
+    same(pure, fast, [word, piece, word + piece])
+    assert fast.tokenize(word) == [1, 0]
+
+
 def test_duplicate_piece_uses_the_last_id():
     vocab = [("a", -1.0), ("b", -1.0), ("ab", -9.0), ("c", -1.0), ("ab", -0.5), ("bc", -1.0)]
     pure, fast = pair(vocab)

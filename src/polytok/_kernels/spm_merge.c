@@ -37,20 +37,25 @@ enum { MODE_SPELL = 0, MODE_UNK = 1, MODE_BYTE_FALLBACK = 2 };
 /* ---- the piece table ---------------------------------------------------------------- */
 
 typedef struct {
-    uint64_t hash;
-    Py_ssize_t off; /* into pool */
-    Py_ssize_t len;
     double score;
-    int32_t out_id; /* -1: not an output */
+    int32_t rank;    /* of the score among the distinct scores, highest first; -1: does not merge */
+    int32_t len;
+    int32_t out_id;  /* -1: not an output */
+    uint32_t key[2]; /* the code points of a piece of at most 2, else key[0]: its offset in the pool */
     uint8_t has_score;
     uint8_t unused;
 } Entry;
 
 typedef struct {
+    uint32_t hash; /* the high half of the key's hash */
+    int32_t index; /* into entries, -1: empty */
+} Slot;
+
+typedef struct {
     Entry *entries;
     Py_ssize_t count;
     Py_ssize_t capacity;
-    int32_t *slots; /* entry index or -1 */
+    Slot *slots;
     size_t mask;
     Py_UCS4 *pool;
     Py_ssize_t pool_len;
@@ -58,6 +63,8 @@ typedef struct {
     Py_ssize_t max_len;
 } Table;
 
+/* FNV-1a over the code points, then a 64-bit avalanche (the MurmurHash3 finaliser's
+ * constants), so both the slot (low bits) and the check (high bits) are well mixed. */
 static inline uint64_t
 hash_cps(const Py_UCS4 *cps, Py_ssize_t len)
 {
@@ -66,7 +73,12 @@ hash_cps(const Py_UCS4 *cps, Py_ssize_t len)
         h ^= (uint64_t)cps[i];
         h *= 0x100000001b3ULL;
     }
-    return h ^ (h >> 29);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
 }
 
 static void
@@ -93,7 +105,7 @@ table_init(Table *t, Py_ssize_t expected)
     while (nslots < (size_t)expected * 2)
         nslots <<= 1;
     t->entries = PyMem_Malloc((size_t)expected * sizeof(Entry));
-    t->slots = PyMem_Malloc(nslots * sizeof(int32_t));
+    t->slots = PyMem_Malloc(nslots * sizeof(Slot));
     t->pool_cap = 1024;
     t->pool = PyMem_Malloc((size_t)t->pool_cap * sizeof(Py_UCS4));
     if (t->entries == NULL || t->slots == NULL || t->pool == NULL) {
@@ -101,11 +113,28 @@ table_init(Table *t, Py_ssize_t expected)
         PyErr_NoMemory();
         return -1;
     }
-    for (size_t i = 0; i < nslots; i++)
-        t->slots[i] = -1;
+    for (size_t i = 0; i < nslots; i++) {
+        t->slots[i].hash = 0;
+        t->slots[i].index = -1;
+    }
     t->mask = nslots - 1;
     t->capacity = expected;
     return 0;
+}
+
+static inline int
+key_equal(const Table *t, const Entry *e, const Py_UCS4 *cps, Py_ssize_t len)
+{
+    if (e->len != len)
+        return 0;
+    if (len <= 2)
+        return (len < 1 || e->key[0] == cps[0]) && (len < 2 || e->key[1] == cps[1]);
+    const Py_UCS4 *key = t->pool + e->key[0];
+    for (Py_ssize_t i = 0; i < len; i++) {
+        if (key[i] != cps[i])
+            return 0;
+    }
+    return 1;
 }
 
 static const Entry *
@@ -114,14 +143,17 @@ table_find(const Table *t, const Py_UCS4 *cps, Py_ssize_t len)
     if (t->count == 0 || len > t->max_len)
         return NULL;
     uint64_t h = hash_cps(cps, len);
+    uint32_t high = (uint32_t)(h >> 32);
     size_t slot = (size_t)h & t->mask;
     for (;;) {
-        int32_t index = t->slots[slot];
-        if (index < 0)
+        const Slot *s = &t->slots[slot];
+        if (s->index < 0)
             return NULL;
-        const Entry *e = &t->entries[index];
-        if (e->hash == h && e->len == len && memcmp(t->pool + e->off, cps, (size_t)len * sizeof(Py_UCS4)) == 0)
-            return e;
+        if (s->hash == high) {
+            const Entry *e = &t->entries[s->index];
+            if (key_equal(t, e, cps, len))
+                return e;
+        }
         slot = (slot + 1) & t->mask;
     }
 }
@@ -135,19 +167,15 @@ table_add(Table *t, PyObject *key)
         return NULL;
     }
     Py_ssize_t len = PyUnicode_GET_LENGTH(key);
-    if (len > MAX_WORD) {
-        PyErr_SetString(PyExc_OverflowError, "spm_merge: a piece is too long");
-        return NULL;
-    }
-    if (t->pool_len > PY_SSIZE_T_MAX / 2 - len) {
-        PyErr_NoMemory();
+    if (len > MAX_WORD || (size_t)t->pool_len + (size_t)len > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "spm_merge: the pieces are too long");
         return NULL;
     }
     if (t->pool_len + len > t->pool_cap) {
-        Py_ssize_t cap = t->pool_cap;
-        while (cap < t->pool_len + len)
+        size_t cap = (size_t)t->pool_cap;
+        while (cap < (size_t)(t->pool_len + len))
             cap *= 2;
-        if ((size_t)cap > PY_SSIZE_T_MAX / sizeof(Py_UCS4)) {
+        if (cap > (size_t)PY_SSIZE_T_MAX / sizeof(Py_UCS4)) {
             PyErr_NoMemory();
             return NULL;
         }
@@ -157,22 +185,22 @@ table_add(Table *t, PyObject *key)
             return NULL;
         }
         t->pool = grown;
-        t->pool_cap = cap;
+        t->pool_cap = (Py_ssize_t)cap;
     }
-    Py_UCS4 *cps = t->pool + t->pool_len;
+    Py_UCS4 *cps = t->pool + t->pool_len; /* kept only if the piece is new and longer than 2 */
     int kind = PyUnicode_KIND(key);
     const void *data = PyUnicode_DATA(key);
     for (Py_ssize_t i = 0; i < len; i++)
         cps[i] = PyUnicode_READ(kind, data, i);
     uint64_t h = hash_cps(cps, len);
+    uint32_t high = (uint32_t)(h >> 32);
     size_t slot = (size_t)h & t->mask;
     for (;;) {
-        int32_t index = t->slots[slot];
-        if (index < 0)
+        Slot *s = &t->slots[slot];
+        if (s->index < 0)
             break;
-        Entry *e = &t->entries[index];
-        if (e->hash == h && e->len == len && memcmp(t->pool + e->off, cps, (size_t)len * sizeof(Py_UCS4)) == 0)
-            return e;
+        if (s->hash == high && key_equal(t, &t->entries[s->index], cps, len))
+            return &t->entries[s->index];
         slot = (slot + 1) & t->mask;
     }
     if (t->count >= t->capacity) {
@@ -180,16 +208,21 @@ table_add(Table *t, PyObject *key)
         return NULL;
     }
     Entry *e = &t->entries[t->count];
-    e->hash = h;
-    e->off = t->pool_len;
-    e->len = len;
+    e->len = (int32_t)len;
+    e->key[0] = len >= 1 ? cps[0] : 0;
+    e->key[1] = len >= 2 ? cps[1] : 0;
+    if (len > 2) {
+        e->key[0] = (uint32_t)t->pool_len;
+        t->pool_len += len;
+    }
     e->score = 0.0;
+    e->rank = -1;
     e->out_id = -1;
     e->has_score = 0;
     e->unused = 0;
-    t->slots[slot] = (int32_t)t->count;
+    t->slots[slot].hash = high;
+    t->slots[slot].index = (int32_t)t->count;
     t->count++;
-    t->pool_len += len;
     if (len > t->max_len)
         t->max_len = len;
     return e;
@@ -230,6 +263,57 @@ as_int32(PyObject *value, int32_t *out, const char *what)
         return -1;
     }
     *out = (int32_t)v;
+    return 0;
+}
+
+static int
+cmp_descending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* Each merging entry's rank among the distinct scores, highest first: the queue then orders
+ * by (rank, left) in one integer. Equal scores (0.0 and -0.0 among them) share a rank. */
+static int
+rank_scores(Table *t)
+{
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < t->count; i++)
+        n += t->entries[i].has_score;
+    if (n == 0)
+        return 0;
+    double *sorted = PyMem_Malloc((size_t)n * sizeof(double));
+    if (sorted == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < t->count; i++) {
+        if (t->entries[i].has_score)
+            sorted[k++] = t->entries[i].score;
+    }
+    qsort(sorted, (size_t)n, sizeof(double), cmp_descending);
+    Py_ssize_t distinct = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (distinct == 0 || sorted[i] != sorted[distinct - 1])
+            sorted[distinct++] = sorted[i];
+    }
+    for (Py_ssize_t i = 0; i < t->count; i++) {
+        Entry *e = &t->entries[i];
+        if (!e->has_score)
+            continue;
+        Py_ssize_t lo = 0, hi = distinct;
+        while (lo < hi) {
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (sorted[mid] > e->score)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        e->rank = (int32_t)lo;
+    }
+    PyMem_Free(sorted);
     return 0;
 }
 
@@ -290,6 +374,8 @@ Merger_init(Merger *self, PyObject *args, PyObject *kwds)
         e->score = score;
         e->has_score = 1;
     }
+    if (rank_scores(&self->pieces) < 0)
+        return -1;
     /* UNUSED flags (only pieces already in the table matter) */
     PyObject *it = PyObject_GetIter(unused);
     if (it == NULL)
@@ -388,17 +474,16 @@ Merger_init(Merger *self, PyObject *args, PyObject *kwds)
 /* ---- the merge -------------------------------------------------------------------- */
 
 typedef struct {
-    double score;
-    int32_t left, right, joint;
+    uint64_t order; /* rank << 32 | left: the lowest pops first (highest score, then leftmost) */
+    int32_t right, joint;
+    int32_t entry; /* the merged piece's entry */
 } Pair;
 
 /* Does `a` pop before `b`? Highest score first, then the leftmost. */
 static inline int
 pair_before(const Pair *a, const Pair *b)
 {
-    if (a->score != b->score)
-        return a->score > b->score;
-    return a->left < b->left;
+    return a->order < b->order;
 }
 
 static inline void
@@ -442,6 +527,7 @@ typedef struct {
     const Py_UCS4 *cps;
     int32_t *length; /* symbol length at its start, 0 inside or merged away */
     int32_t *nxt, *prev;
+    int32_t *entry;  /* a merged symbol's entry, -1: look it up */
     uint8_t *fixed;  /* frozen whole symbol */
     Pair *heap;
     Py_ssize_t heap_size;
@@ -454,8 +540,9 @@ offer(Work *w, int32_t left, int32_t right)
         return;
     int32_t joint = (right - left) + w->length[right];
     const Entry *e = table_find(&w->m->pieces, w->cps + left, joint);
-    if (e != NULL && e->has_score) {
-        Pair p = {e->score, left, right, joint};
+    if (e != NULL && e->rank >= 0) {
+        Pair p = {((uint64_t)(uint32_t)e->rank << 32) | (uint32_t)left, right, joint,
+                  (int32_t)(e - w->m->pieces.entries)};
         heap_push(w->heap, &w->heap_size, p);
     }
 }
@@ -506,6 +593,7 @@ initial_symbols(Work *w, int32_t n)
         }
         int32_t len = match ? match : 1;
         w->length[at] = len;
+        w->entry[at] = -1;
         w->fixed[at] = match > 0;
         for (int32_t k = 1; k < len; k++) {
             w->length[at + k] = 0;
@@ -574,10 +662,11 @@ merge_word(Work *w, int32_t n, int32_t *out, Py_ssize_t *count)
         offer(w, left, w->nxt[left]);
     while (w->heap_size > 0) {
         Pair p = heap_pop(w->heap, &w->heap_size);
-        int32_t left = p.left, right = p.right;
+        int32_t left = (int32_t)(p.order & 0xFFFFFFFFu), right = p.right;
         if (w->length[left] == 0 || w->length[right] == 0 || w->length[left] + w->length[right] != p.joint)
             continue;
         w->length[left] = p.joint;
+        w->entry[left] = p.entry;
         w->length[right] = 0;
         int32_t after = w->nxt[right];
         w->nxt[left] = after;
@@ -592,7 +681,8 @@ merge_word(Work *w, int32_t n, int32_t *out, Py_ssize_t *count)
     int32_t unk = m->unk_id;
     for (int32_t start = 0; start >= 0; start = w->nxt[start]) {
         int32_t end = start + w->length[start];
-        const Entry *e = table_find(&m->pieces, w->cps + start, end - start);
+        const Entry *e = w->entry[start] >= 0 ? &m->pieces.entries[w->entry[start]]
+                                              : table_find(&m->pieces, w->cps + start, end - start);
         if (e != NULL && e->out_id >= 0) {
             if (m->mode != MODE_SPELL && e->unused)
                 return 1; /* sentencepiece resegments it: the pure path */
@@ -623,9 +713,10 @@ word_ids(Merger *m, PyObject *word)
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     if (n >= MAX_WORD)
         Py_RETURN_NONE;
-    /* scratch: cps (4n), length/nxt/prev (12n), fixed (n), heap (3n pairs), out (4n ids) */
+    /* scratch: cps (4n), length/nxt/prev/entry (16n), fixed (n), heap (3n pairs), out (4n ids) */
     Py_UCS4 s_cps[STACK_CHARS];
-    int32_t s_length[STACK_CHARS], s_nxt[STACK_CHARS], s_prev[STACK_CHARS], s_out[4 * STACK_CHARS];
+    int32_t s_length[STACK_CHARS], s_nxt[STACK_CHARS], s_prev[STACK_CHARS], s_entry[STACK_CHARS];
+    int32_t s_out[4 * STACK_CHARS];
     uint8_t s_fixed[STACK_CHARS];
     Pair s_heap[3 * STACK_CHARS];
     void *block = NULL;
@@ -636,6 +727,7 @@ word_ids(Merger *m, PyObject *word)
         w.length = s_length;
         w.nxt = s_nxt;
         w.prev = s_prev;
+        w.entry = s_entry;
         w.fixed = s_fixed;
         w.heap = s_heap;
         out = s_out;
@@ -649,7 +741,7 @@ word_ids(Merger *m, PyObject *word)
     else {
         /* n < 2**28: every size below fits in size_t without overflow */
         size_t un = (size_t)n;
-        size_t bytes = un * sizeof(Pair) * 3 + un * sizeof(Py_UCS4) + un * sizeof(int32_t) * 7 + un;
+        size_t bytes = un * sizeof(Pair) * 3 + un * sizeof(Py_UCS4) + un * sizeof(int32_t) * 8 + un;
         block = PyMem_Malloc(bytes);
         if (block == NULL)
             return PyErr_NoMemory();
@@ -663,6 +755,8 @@ word_ids(Merger *m, PyObject *word)
         w.nxt = (int32_t *)p;
         p += un * sizeof(int32_t);
         w.prev = (int32_t *)p;
+        p += un * sizeof(int32_t);
+        w.entry = (int32_t *)p;
         p += un * sizeof(int32_t);
         out = (int32_t *)p;
         p += un * sizeof(int32_t) * 4;
@@ -788,35 +882,58 @@ Merger_tokenize_all(Merger *self, PyObject *const *args, Py_ssize_t nargs)
     PyObject *words = PySequence_Fast(args[0], "spm_merge: words must be a sequence");
     if (words == NULL)
         return NULL;
-    PyObject *out = PyList_New(0);
-    if (out == NULL) {
-        Py_DECREF(words);
-        return NULL;
-    }
+    /* First the ids list of each word (held: filling the cache may clear it), then one copy. */
     Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *word = PySequence_Fast_GET_ITEM(words, i);
+    PyObject *s_lists[64];
+    PyObject **lists = s_lists;
+    if (n > 64) {
+        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(PyObject *)) {
+            Py_DECREF(words);
+            return PyErr_NoMemory();
+        }
+        lists = PyMem_Malloc((size_t)n * sizeof(PyObject *));
+        if (lists == NULL) {
+            Py_DECREF(words);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *out = NULL;
+    Py_ssize_t held = 0, total = 0;
+    for (; held < n; held++) {
+        PyObject *word = PySequence_Fast_GET_ITEM(words, held);
         Py_INCREF(word); /* the fallback may run Python code */
         PyObject *owned;
         PyObject *ids = cached_ids(self, word, args[1], args[2], &owned);
-        if (ids == NULL) {
-            Py_DECREF(word);
-            Py_DECREF(out);
-            Py_DECREF(words);
-            return NULL;
-        }
-        Py_INCREF(ids); /* a borrowed cache entry must outlive the extend */
-        Py_XDECREF(owned);
-        Py_ssize_t size = PyList_GET_SIZE(out);
-        int failed = PyList_SetSlice(out, size, size, ids) < 0;
-        Py_DECREF(ids);
         Py_DECREF(word);
-        if (failed) {
-            Py_DECREF(out);
-            Py_DECREF(words);
-            return NULL;
+        if (ids == NULL)
+            goto done;
+        if (owned == NULL)
+            Py_INCREF(ids);
+        lists[held] = ids;
+        total += PyList_GET_SIZE(ids);
+    }
+    out = PyList_New(total);
+    if (out == NULL)
+        goto done;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyObject *list = lists[i];
+        Py_ssize_t size = PyList_GET_SIZE(list);
+        for (Py_ssize_t k = 0; k < size && at < total; k++) {
+            PyObject *id = PyList_GET_ITEM(list, k);
+            Py_INCREF(id);
+            PyList_SET_ITEM(out, at++, id);
         }
     }
+    if (at != total) { /* a list changed size under us (a hostile fallback) */
+        Py_CLEAR(out);
+        PyErr_SetString(PyExc_RuntimeError, "spm_merge: a word's ids changed while tokenizing");
+    }
+done:
+    for (Py_ssize_t i = 0; i < held; i++)
+        Py_DECREF(lists[i]);
+    if (lists != s_lists)
+        PyMem_Free(lists);
     Py_DECREF(words);
     return out;
 }

@@ -67,6 +67,11 @@ tokens of a piece are made one at a time as they are read. A heap of
 character on a long piece (one letter, 1 MB: +260 MB; llama.cpp's and
 sentencepiece's SPM models see a whole text as one piece), now ~25. Results of
 short pieces are cached.
+
+Compiled: where ``polytok._kernels.spm_merge`` is built, `tokenize` and `tokenize_all`
+run the same queue in C over a piece table built at load (`_compiled`), word cache
+included; a word it leaves out (a surviving unused piece, a byte without a piece) runs
+the code here, and so does every offset (`tokenize_spans`).
 """
 
 from __future__ import annotations
