@@ -1,4 +1,4 @@
-"""The wordpiece kernel against the pure WordPiece stage (and llama.cpp's WordPiece split).
+"""The wordpiece kernel against the pure WordPiece stage (and the BERT and llama.cpp WordPiece cuts).
 
 Compiled vs pure (``polytok.kernels.pure_path()``) on every WordPiece fixture: tokenizer.json
 (bert-base-uncased, labse-cropped), vocab.txt (bert-base-cased-vocab, bert-chinese-vocab) and
@@ -23,7 +23,9 @@ from polytok import kernels
 from polytok.errors import EncodeError
 from polytok.models import WordPiece
 from polytok.models._cache import WordCache
+from polytok.pre_tokenizers.bert_pre_tokenizer import BertPreTokenizer
 from polytok.pre_tokenizers.llama_wordpiece_split import LlamaWordPieceSplit
+from polytok.text.chars import PUNCTUATION, WHITE_SPACE
 
 FILES = {
     "bert-base-uncased": lambda: fixture_path("bert-base-uncased", "tokenizer.json"),
@@ -172,3 +174,23 @@ def test_llama_wordpiece_split_matches_pure(text, lowercase, strip_accents):
     fast = LlamaWordPieceSplit(lowercase=lowercase, strip_accents=strip_accents)
     assert fast._split_prefixed is not None
     assert fast.pre_tokenize(text) == pure.pre_tokenize(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT | st.text(st.sampled_from(sorted(PUNCTUATION | WHITE_SPACE) + ["a", "\U00010100", "\ud800"]),
+                          max_size=40))
+def test_bert_pre_tokenizer_matches_pure(text):
+    with kernels.pure_path():
+        pure = BertPreTokenizer()
+    fast = BertPreTokenizer()
+    assert fast._compiled is not None
+    assert fast.pre_tokenize(text) == pure.pre_tokenize(text)
+
+
+def test_bert_pre_tokenizer_on_every_character_and_pickled():
+    with kernels.pure_path():
+        pure = BertPreTokenizer()
+    fast = pickle.loads(pickle.dumps(BertPreTokenizer()))
+    assert fast._compiled is not None
+    every = "".join(chr(c) + "a" for c in range(0x110000))
+    assert fast.pre_tokenize(every) == pure.pre_tokenize(every)

@@ -15,10 +15,11 @@
  * the candidate is spelt from there). The trie's edges live in one open-addressing
  * hash table keyed by (parent node, code point).
  *
- * Also: the llama.cpp WordPiece pre-tokenizer's last step (split the translated text at
- * NUL and put the word prefix in front of each non-empty word), in one pass.
+ * Also two pre-tokenizer cuts: HF BertPreTokenizer's (BertSplit), and the last step of the
+ * llama.cpp WordPiece pre-tokenizer (split the translated text at NUL and put the word prefix
+ * in front of each non-empty word), each in one pass.
  *
- * The Table is read-only once built, so several threads may share it.
+ * Table and BertSplit are read-only once built, so several threads may share them.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -362,6 +363,132 @@ static PyTypeObject TableType = {
     .tp_new = Table_new,
 };
 
+/* ---- BertSplit: HF BertPreTokenizer's cut (pre_tokenizers/bert.rs) ----
+ * White space ends a word and is dropped; a punctuation character is a word of its own;
+ * every other character joins the current word. The two sets come from Python
+ * (polytok.text.chars), so this never disagrees with the pure stage's classes. */
+
+enum { JOINS = 0, SPACE = 1, PUNCT = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    uint8_t bmp[0x10000];  /* the class of each code point below U+10000 */
+    Py_UCS4 *astral;       /* sorted astral code points with their classes beside them */
+    uint8_t *astral_class;
+    Py_ssize_t n_astral;
+} BertSplit;
+
+static void BertSplit_dealloc(BertSplit *self) {
+    PyMem_Free(self->astral);
+    PyMem_Free(self->astral_class);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int cmp_ucs4(const void *a, const void *b) {
+    Py_UCS4 x = *(const Py_UCS4 *)a, y = *(const Py_UCS4 *)b;
+    return (x > y) - (x < y);
+}
+
+/* BertSplit(whitespace: str, punctuation: str): every character of each set, in any order. */
+static PyObject *BertSplit_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"whitespace", "punctuation", NULL};
+    PyObject *sets[2];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UU", names, &sets[0], &sets[1])) return NULL;
+    BertSplit *self = (BertSplit *)type->tp_alloc(type, 0);  /* zeroed: every class JOINS */
+    if (self == NULL) return NULL;
+    Py_ssize_t astral = 0;
+    for (int s = 0; s < 2; s++)
+        for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(sets[s]); i < n; i++)
+            if (PyUnicode_READ_CHAR(sets[s], i) >= 0x10000) astral++;
+    self->astral = PyMem_Malloc((size_t)(astral ? astral : 1) * sizeof(Py_UCS4));
+    self->astral_class = PyMem_Malloc((size_t)(astral ? astral : 1));
+    if (self->astral == NULL || self->astral_class == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    /* white space first, punctuation over it, as the pure cut tests punctuation first */
+    Py_ssize_t k = 0;
+    for (int s = 0; s < 2; s++) {
+        uint8_t cls = s == 0 ? SPACE : PUNCT;
+        for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(sets[s]); i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(sets[s], i);
+            if (c < 0x10000) self->bmp[c] = cls;
+            else self->astral[k++] = c;
+        }
+    }
+    qsort(self->astral, (size_t)k, sizeof(Py_UCS4), cmp_ucs4);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        self->astral_class[i] = SPACE;
+        for (Py_ssize_t j = 0, n = PyUnicode_GET_LENGTH(sets[1]); j < n; j++)
+            if (PyUnicode_READ_CHAR(sets[1], j) == self->astral[i]) self->astral_class[i] = PUNCT;
+    }
+    self->n_astral = k;
+    return (PyObject *)self;
+}
+
+static inline int bert_class(const BertSplit *t, Py_UCS4 c) {
+    if (c < 0x10000) return t->bmp[c];
+    Py_ssize_t lo = 0, hi = t->n_astral;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (t->astral[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->n_astral && t->astral[lo] == c ? t->astral_class[lo] : JOINS;
+}
+
+static int append_slice(PyObject *out, PyObject *text, Py_ssize_t start, Py_ssize_t end) {
+    PyObject *word = PyUnicode_Substring(text, start, end);
+    if (word == NULL) return -1;
+    int status = PyList_Append(out, word);
+    Py_DECREF(word);
+    return status;
+}
+
+/* BertSplit.pieces(text) -> list[str] */
+static PyObject *BertSplit_pieces(BertSplit *self, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "expected a str");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = -1;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int cls = bert_class(self, PyUnicode_READ(kind, data, i));
+        if (cls == JOINS) {
+            if (start < 0) start = i;
+            continue;
+        }
+        if (start >= 0 && append_slice(out, text, start, i) < 0) goto fail;
+        start = -1;
+        if (cls == PUNCT && append_slice(out, text, i, i + 1) < 0) goto fail;
+    }
+    if (start >= 0 && append_slice(out, text, start, n) < 0) goto fail;
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef BertSplit_methods[] = {
+    {"pieces", (PyCFunction)BertSplit_pieces, METH_O, "The words of a text: punctuation alone, white space dropped."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject BertSplitType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.wordpiece.BertSplit",
+    .tp_basicsize = sizeof(BertSplit),
+    .tp_dealloc = (destructor)BertSplit_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "BertPreTokenizer's cut: BertSplit(whitespace, punctuation).",
+    .tp_methods = BertSplit_methods,
+    .tp_new = BertSplit_new,
+};
+
 /* split_prefixed(text: str, prefix: str) -> list[str]: the non-empty pieces of `text` between
  * NUL characters, each with `prefix` in front (llama.cpp WordPiece's word prefix). */
 static PyObject *split_prefixed(PyObject *module, PyObject *args) {
@@ -433,12 +560,18 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit_wordpiece(void) {
-    if (PyType_Ready(&TableType) < 0) return NULL;
+    if (PyType_Ready(&TableType) < 0 || PyType_Ready(&BertSplitType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     Py_INCREF(&TableType);
     if (PyModule_AddObject(m, "Table", (PyObject *)&TableType) < 0) {
         Py_DECREF(&TableType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&BertSplitType);
+    if (PyModule_AddObject(m, "BertSplit", (PyObject *)&BertSplitType) < 0) {
+        Py_DECREF(&BertSplitType);
         Py_DECREF(m);
         return NULL;
     }
