@@ -156,18 +156,50 @@ def _random_model(rng: random.Random, token_id: bool, shared_ids: bool) -> tuple
     return vocab, merges
 
 
+UNKNOWN = st.sampled_from(["none", "unk", "unk-fused", "unk-missing", "bytes", "bytes-unk", "bytes-some",
+                           "block", "block-bytes"])
+
+
+def _options(unknown: str, vocab: dict[str, int]) -> dict[str, object]:
+    """BPE keyword arguments for the rule `unknown` (characters missing from `vocab`); adds the tokens it needs."""
+    top = max(vocab.values()) + 1
+    options: dict[str, object] = {}
+    if unknown.startswith("unk") or unknown == "bytes-unk":
+        options["unk_token"] = "<unk>"
+        options["fuse_unk"] = unknown == "unk-fused"
+        if unknown != "unk-missing":
+            vocab["<unk>"] = top
+            top += 1
+    if unknown.startswith("bytes") or unknown == "block-bytes":
+        options["byte_fallback"] = True
+        wanted = range(256) if unknown != "bytes-some" else [0x64, 0xC3, 0xA9]  # d, and é's first and second byte
+        for b in wanted:
+            vocab[f"<0x{b:02X}>"] = top
+            top += 1
+    if unknown.startswith("block"):
+        options["unknown_chars"] = "block"
+    return options
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), token_id=st.booleans(), shared=st.booleans(), ignore=st.booleans(),
-       words=st.lists(st.text("abcabcd", max_size=90), max_size=12))
-def test_random_models_merge_as_the_pure_model(seed, token_id, shared, ignore, words):
+       unknown=UNKNOWN, words=st.lists(st.text("abcabcdé\u00e8\ud800😀", max_size=90), max_size=12))
+def test_random_models_merge_as_the_pure_model(seed, token_id, shared, ignore, unknown, words):
     vocab, merges = _random_model(random.Random(seed), token_id, shared)
-    kwargs = {"merge_priority": "token_id"} if token_id else {}
-    fast = BPE(vocab, [] if token_id else merges, ignore_merges=ignore, **kwargs)
+    if token_id and unknown.startswith("block"):
+        unknown = "none"  # llama.cpp's rule takes a merges list
+    kwargs = _options(unknown, vocab)
+    if token_id:
+        kwargs["merge_priority"] = "token_id"
+    fast = BPE(vocab, [] if token_id else merges, ignore_merges=ignore, **kwargs)  # type: ignore[arg-type]
     with pure_path():
-        pure = BPE(vocab, [] if token_id else merges, ignore_merges=ignore, **kwargs)
+        pure = BPE(vocab, [] if token_id else merges, ignore_merges=ignore, **kwargs)  # type: ignore[arg-type]
     assert fast._kernel is not None
-    assert fast.tokenize_all(words) == pure.tokenize_all(words)
-    assert fast.tokenize_all(words) == pure.tokenize_all(words)  # warm
+    for _ in range(2):  # cold, then warm
+        assert _outcome(fast.tokenize_all, words) == _outcome(pure.tokenize_all, words)
+    for word in words:
+        assert _outcome(fast.tokenize, word) == _outcome(pure.tokenize, word)
+        assert _outcome(fast.tokenize_spans, word) == _outcome(pure.tokenize_spans, word)
     merger = fast._compiled()
     rank_of = pure._rank_of()
     for word in words:
@@ -184,10 +216,17 @@ def test_random_text_gpt2_cl100k_llama2(text):
         assert _outcome(fast.encode, text) == _outcome(pure.encode, text)
 
 
+def _merger(vocab: dict[str, int], *, cache_size: int = 10, unk_id: int = -1,
+            byte_ids: list[int | None] | None = None) -> object:
+    """A Merger of the one merge ``a b`` over `vocab` (``{"a": 0, "b": 1, "ab": 2}``)."""
+    return MODULE.Merger(vocab, {i: t for t, i in vocab.items()}, max(vocab.values()), [0], [1], [2], False, False,
+                         48, "", [], 8, cache_size, 5, byte_ids, unk_id, False, False)
+
+
 def test_cache_stays_bounded_and_skips_long_words():
     vocab = {"a": 0, "b": 1, "ab": 2}
     model = BPE(vocab, [("a", "b")])
-    merger = MODULE.Merger(vocab, {0: "a", 1: "b", 2: "ab"}, 2, [0], [1], [2], False, False, 48, "", [], 8, 3, 5)
+    merger = _merger(vocab, cache_size=3)
     cache: dict[str, list[int]] = {}
     words = ["ab", "a", "b", "abab", "ba", "bab", "aaaaab"]
     assert merger.tokenize_all(words, cache, model.tokenize) == [2, 0, 1, 2, 2, 1, 0, 1, 2, 0, 0, 0, 0, 2]
@@ -203,10 +242,13 @@ def test_words_left_to_the_pure_loop():
         return [99]
 
     vocab = {"a": 0, "b": 1, "ab": 2}
-    merger = MODULE.Merger(vocab, {0: "a", 1: "b", 2: "ab"}, 2, [0], [1], [2], False, False, 48, "", [], 8, 10, 5)
-    assert merger.tokenize_all(["ab", "", "ax", "\ud800", "ab"], {}, fallback) == [2, 99, 99, 99, 2]
-    assert calls == ["", "ax", "\ud800"]
+    merger = _merger(vocab, unk_id=-2)  # an unk token missing from the vocabulary: the pure loop raises
+    assert merger.tokenize_all(["ab", "", "ax", "\ud800", "ab", "x" * 20, "abab"], {}, fallback) == [2, 99, 99, 99,
+                                                                                                    2, 99, 2, 2]
+    assert calls == ["", "ax", "\ud800", "x" * 20]
     assert merger.word("ax") is None and merger.word("") is None and merger.word("abab") == [2, 2]
+    spelled = _merger(vocab, byte_ids=[None] * 256)  # byte_fallback: a surrogate is not UTF-8
+    assert spelled.word("\ud800") is None and spelled.word("axb") == [2]  # x dropped, a b merged across it
     with pytest.raises(ZeroDivisionError):
         merger.tokenize_all(["q"], {}, lambda w: 1 / 0)
     with pytest.raises(TypeError):
@@ -214,16 +256,22 @@ def test_words_left_to_the_pure_loop():
 
 
 def test_bad_tables_are_refused():
+    rest = (8, 10, 5, None, -1, False, False)
     with pytest.raises(ValueError):
-        MODULE.Merger({"a": 5}, {5: "a"}, 2, [], [], [], False, False, 48, "", [], 8, 10, 5)
+        MODULE.Merger({"a": 5}, {5: "a"}, 2, [], [], [], False, False, 48, "", [], *rest)
     with pytest.raises(ValueError):
-        MODULE.Merger({"a": 0}, {0: "a"}, 0, [0], [0], [], False, False, 48, "", [], 8, 10, 5)
+        MODULE.Merger({"a": 0}, {0: "a"}, 0, [0], [0], [], False, False, 48, "", [], *rest)
     with pytest.raises(ValueError):
-        MODULE.Merger({"a": 0}, {0: "a"}, 0, [0], [3], [0], False, False, 48, "", [], 8, 10, 5)
+        MODULE.Merger({"a": 0}, {0: "a"}, 0, [0], [3], [0], False, False, 48, "", [], *rest)
     with pytest.raises(ValueError):
-        MODULE.Merger({"a": 0}, {0: "b"}, 0, [], [], [], True, False, 48, "", [], 8, 10, 5)
+        MODULE.Merger({"a": 0}, {0: "b"}, 0, [], [], [], True, False, 48, "", [], *rest)
     with pytest.raises(TypeError):
-        MODULE.Merger({1: 0}, {0: "a"}, 0, [], [], [], False, False, 48, "", [], 8, 10, 5)
+        MODULE.Merger({1: 0}, {0: "a"}, 0, [], [], [], False, False, 48, "", [], *rest)
+    with pytest.raises(ValueError):
+        MODULE.Merger({"a": 0}, {0: "a"}, 0, [], [], [], False, False, 48, "", [], 8, 10, 5, [0] * 255, -1, False,
+                      False)
+    with pytest.raises(ValueError):
+        MODULE.Merger({"a": 0}, {0: "a"}, 0, [], [], [], False, False, 48, "", [], 8, 10, 5, None, 7, False, False)
     merger = MODULE.Merger.__new__(MODULE.Merger)
     with pytest.raises(RuntimeError):
         merger.tokenize_all([], {}, len)

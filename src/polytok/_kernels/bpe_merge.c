@@ -14,9 +14,12 @@
  * (hash(a + b) = hash(a) * B^len(b) + hash(b)), each hit checked character by character.
  *
  * What it covers, and what it leaves to the pure loop (the caller's `fallback`, called with the
- * word): a word every character of which is a one-character entry, in a model without dropout
- * or affixes. An empty word, or one with a character missing from the vocabulary (unk_token,
- * byte_fallback, unknown_chars="block"), goes to `fallback` whole.
+ * word): every non-empty word of a model without dropout or affixes, with the pure rules for a
+ * character that is not a one-character entry (`BPE._symbols`: byte-fallback tokens, a pending
+ * unk symbol flushed after them, fused unks, dropped characters; unknown_chars="block": a
+ * symbol no merge takes, written as `write_blocked` does). A word the pure loop would fail on
+ * (a lone surrogate to spell in bytes, an unk token missing from the vocabulary) goes to
+ * `fallback`, which raises the pure loop's error; so does an empty word.
  *
  * The merge rules, exactly as the pure loops:
  * - `merge_heap` (HF): candidates ordered by (rank, left position); a popped candidate is
@@ -151,6 +154,11 @@ typedef struct {
     int32_t *piece_entry;   /* per id: the entry of its piece (the pure `_vocab_r`), -1 none */
     uint64_t *piece_pow;    /* per id: HASH_BASE ** len(piece) */
     int ignore_merges;
+    int32_t byte_ids[256];  /* byte_fallback: the <0xHH> ids, -1 for none */
+    int has_bytes;          /* byte_fallback is on */
+    int32_t unk_id;         /* the unk token's id; -1 for no unk token, -2 for one missing from the vocabulary */
+    int fuse_unk;
+    int block;              /* unknown_chars="block" */
     Py_ssize_t scan_limit;
     int32_t mark;           /* the cut mark's code point, -1 for no cut */
     IntMap unsafe;          /* code point + 1 -> 1: characters before which no cut is made */
@@ -300,21 +308,24 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
 }
 
 /* Merger(vocab, vocab_r, top, lefts, rights, results, token_id, ignore_merges, scan_limit,
- *        mark, unsafe, cut_from, cache_size, cached_chars)
+ *        mark, unsafe, cut_from, cache_size, cached_chars, byte_ids, unk_id, fuse_unk, block)
  *   vocab: {piece: id}; vocab_r: {id: piece}; top: the largest id; lefts, rights, results: per
  *   rank the pair's ids and the id it makes (merge_priority="merges"; empty lists for
  *   "token_id"); mark: the cut mark (a one-character str, "" for no cut); unsafe: a list of
- *   one-character str. */
+ *   one-character str; byte_ids: None, or the 256 <0xHH> ids (None for a missing one); unk_id:
+ *   -1 for no unk token, -2 for one the vocabulary lacks. */
 static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
-    PyObject *vocab, *vocab_r, *lefts, *rights, *results, *mark, *unsafe;
-    Py_ssize_t top, scan_limit, cut_from, cache_size, cached_chars;
-    int token_id, ignore_merges;
+    PyObject *vocab, *vocab_r, *lefts, *rights, *results, *mark, *unsafe, *byte_ids;
+    Py_ssize_t top, scan_limit, cut_from, cache_size, cached_chars, unk_id;
+    int token_id, ignore_merges, fuse_unk, block;
     static char *kwlist[] = {"vocab", "vocab_r", "top", "lefts", "rights", "results", "token_id", "ignore_merges",
-                             "scan_limit", "mark", "unsafe", "cut_from", "cache_size", "cached_chars", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!nO!O!O!ppnUO!nnn", kwlist, &PyDict_Type, &vocab,
+                             "scan_limit", "mark", "unsafe", "cut_from", "cache_size", "cached_chars", "byte_ids",
+                             "unk_id", "fuse_unk", "block", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!nO!O!O!ppnUO!nnnOnpp", kwlist, &PyDict_Type, &vocab,
                                      &PyDict_Type, &vocab_r, &top, &PyList_Type, &lefts, &PyList_Type, &rights,
                                      &PyList_Type, &results, &token_id, &ignore_merges, &scan_limit, &mark,
-                                     &PyList_Type, &unsafe, &cut_from, &cache_size, &cached_chars))
+                                     &PyList_Type, &unsafe, &cut_from, &cache_size, &cached_chars, &byte_ids,
+                                     &unk_id, &fuse_unk, &block))
         return -1;
     if (self->id_objects) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
@@ -333,8 +344,23 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "bad mark, scan_limit or cut_from");
         return -1;
     }
+    if (unk_id < -2 || unk_id > top || (byte_ids != Py_None && (!PyList_Check(byte_ids) ||
+                                                                 PyList_GET_SIZE(byte_ids) != 256))) {
+        PyErr_SetString(PyExc_ValueError, "bad unk_id or byte_ids");
+        return -1;
+    }
     self->vocab = Py_NewRef(vocab);
     self->size = top + 1;
+    self->unk_id = (int32_t)unk_id;
+    self->fuse_unk = fuse_unk;
+    self->block = block;
+    self->has_bytes = byte_ids != Py_None;
+    for (int b = 0; b < 256; b++) {
+        self->byte_ids[b] = -1;
+        if (!self->has_bytes || PyList_GET_ITEM(byte_ids, b) == Py_None) continue;
+        self->byte_ids[b] = read_id(PyList_GET_ITEM(byte_ids, b), self->size);
+        if (self->byte_ids[b] < 0) return -1;
+    }
     self->id_objects = PyMem_Calloc((size_t)(self->size ? self->size : 1), sizeof(PyObject *));
     if (!self->id_objects) return PyErr_NoMemory(), -1;
     self->token_id = token_id;
@@ -409,6 +435,7 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
 
 /* The rank of the pair (left, right), NONE_RANK if it does not merge. */
 static inline int32_t rank_of(const Merger *m, int32_t left, int32_t right) {
+    if (left < 0 || right < 0) return NONE_RANK; /* a blocked symbol (unknown_chars="block") */
     if (!m->token_id) {
         int32_t rank = m->pairs.used ? intmap_get(&m->pairs, pair_key(left, right)) : -1;
         return rank < 0 ? NONE_RANK : rank;
@@ -585,18 +612,123 @@ static Py_ssize_t merge_symbols(const Merger *m, int32_t *sym, Py_ssize_t n) {
     return left;
 }
 
-/* The initial symbols of `word` (one per character): 1 when every character is a
- * one-character entry, 0 when one is not (the word is left to the pure loop). */
-static int word_symbols(const Merger *m, PyObject *word, int32_t *sym) {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+/* The UTF-8 bytes of `cp` into `out`: their count, or -1 for a surrogate (not UTF-8). */
+static inline int utf8_bytes(Py_UCS4 cp, uint8_t *out) {
+    if (cp < 0x80) {
+        out[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (uint8_t)(0xC0 | cp >> 6);
+        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp >= 0xD800 && cp <= 0xDFFF) return -1;
+    if (cp < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | cp >> 12);
+        out[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | cp >> 18);
+    out[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* `BPE._symbols` of word[start..end) (no affixes): the initial symbol ids into `sym` (room for
+ * 4 per character: a character adds at most its 4 byte tokens, or a pending unk and itself
+ * after a character that added none). Returns their count, or -1 when the pure loop would
+ * raise (the word is left to it). A blocked character is the symbol -1. */
+static Py_ssize_t word_symbols(const Merger *m, PyObject *word, Py_ssize_t start, Py_ssize_t end, int32_t *sym) {
     int kind = PyUnicode_KIND(word);
     const void *data = PyUnicode_DATA(word);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int32_t id = intmap_get(&m->chars, (uint64_t)PyUnicode_READ(kind, data, i) + 1);
-        if (id < 0) return 0;
-        sym[i] = id;
+    Py_ssize_t k = 0;
+    int pending = 0; /* an unk symbol not yet written (HF writes byte tokens before it) */
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 cp = PyUnicode_READ(kind, data, i);
+        int32_t id = intmap_get(&m->chars, (uint64_t)cp + 1);
+        if (id >= 0) {
+            if (pending) {
+                sym[k++] = m->unk_id;
+                pending = 0;
+            }
+            sym[k++] = id;
+            continue;
+        }
+        if (m->block) {
+            sym[k++] = -1;
+            continue;
+        }
+        if (m->has_bytes) {
+            uint8_t bytes[4];
+            int count = utf8_bytes(cp, bytes);
+            if (count < 0) return -1; /* not UTF-8: the pure loop raises */
+            int all = 1;
+            for (int b = 0; b < count; b++) all &= m->byte_ids[bytes[b]] >= 0;
+            if (all) {
+                for (int b = 0; b < count; b++) sym[k++] = m->byte_ids[bytes[b]];
+                continue;
+            }
+        }
+        if (m->unk_id == -1) continue; /* no unk token: the character is dropped */
+        if (m->unk_id < 0) return -1;  /* the unk token is missing: the pure loop raises */
+        if (pending && m->fuse_unk) continue;
+        if (pending) sym[k++] = m->unk_id;
+        pending = 1;
     }
-    return 1;
+    if (pending) sym[k++] = m->unk_id;
+    return k;
+}
+
+/* `write_blocked`: the ids of sym[0..n) with each blocked symbol (-1) replaced by the byte
+ * tokens of the next unknown character of word[start..end) that have one (none without
+ * byte_fallback). Py_None (borrowed) when the pure loop would raise (a lone surrogate). */
+static PyObject *write_blocked(const Merger *m, PyObject *word, Py_ssize_t start, Py_ssize_t end, const int32_t *sym,
+                               Py_ssize_t n) {
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    PyObject *list = PyList_New(0);
+    if (!list) return NULL;
+    Py_ssize_t next = start; /* where to look for the next unknown character */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t id = sym[i];
+        if (id >= 0) {
+            PyObject *obj = id < m->size && m->id_objects[id] ? Py_NewRef(m->id_objects[id]) : PyLong_FromLong(id);
+            if (!obj || PyList_Append(list, obj) < 0) {
+                Py_XDECREF(obj);
+                Py_DECREF(list);
+                return NULL;
+            }
+            Py_DECREF(obj);
+            continue;
+        }
+        if (!m->has_bytes) continue;
+        Py_UCS4 cp = 0;
+        while (next < end) {
+            cp = PyUnicode_READ(kind, data, next++);
+            if (intmap_get(&m->chars, (uint64_t)cp + 1) < 0) break;
+        }
+        uint8_t bytes[4];
+        int count = utf8_bytes(cp, bytes);
+        if (count < 0) {
+            Py_DECREF(list);
+            return Py_None;
+        }
+        for (int b = 0; b < count; b++) {
+            int32_t byte = m->byte_ids[bytes[b]];
+            if (byte < 0) continue;
+            PyObject *obj = m->id_objects[byte] ? Py_NewRef(m->id_objects[byte]) : PyLong_FromLong(byte);
+            if (!obj || PyList_Append(list, obj) < 0) {
+                Py_XDECREF(obj);
+                Py_DECREF(list);
+                return NULL;
+            }
+            Py_DECREF(obj);
+        }
+    }
+    return list;
 }
 
 static PyObject *ids_list(const Merger *m, const int32_t *sym, Py_ssize_t n) {
@@ -662,8 +794,22 @@ static int remember(const Merger *m, PyObject *cache, PyObject *word, PyObject *
     return PyDict_SetItem(cache, word, ids);
 }
 
-/* The ids of sym[start..end) merged, through the cache under the key `chunk`: a new reference
- * to a list the caller must not change. */
+/* `BPE._word_ids` of word[start..end) (no cut, no cache; the ignore_merges lookup is the
+ * caller's): a new reference to its ids, Py_None (borrowed) when the pure loop would raise,
+ * NULL on error. `sym` has room for 4 symbols per character. */
+static PyObject *range_ids(const Merger *m, PyObject *word, Py_ssize_t start, Py_ssize_t end, int32_t *sym) {
+    Py_ssize_t count = word_symbols(m, word, start, end, sym);
+    if (count < 0) return Py_None;
+    Py_ssize_t left = merge_symbols(m, sym, count);
+    if (left < 0) return NULL;
+    if (m->block)
+        for (Py_ssize_t i = 0; i < left; i++)
+            if (sym[i] < 0) return write_blocked(m, word, start, end, sym, left);
+    return ids_list(m, sym, left);
+}
+
+/* The ids of word[start..end), through the cache under that chunk (`BPE._cached_ids`): a new
+ * reference to a list the caller must not change, Py_None (borrowed) or NULL as `range_ids`. */
 static PyObject *chunk_ids(const Merger *m, PyObject *cache, PyObject *word, Py_ssize_t start, Py_ssize_t end,
                            int32_t *sym) {
     PyObject *chunk = PyUnicode_Substring(word, start, end);
@@ -677,18 +823,29 @@ static PyObject *chunk_ids(const Merger *m, PyObject *cache, PyObject *word, Py_
         Py_DECREF(chunk);
         return NULL;
     }
-    Py_ssize_t left = merge_symbols(m, sym + start, end - start);
-    ids = left < 0 ? NULL : ids_list(m, sym + start, left);
-    if (ids && remember(m, cache, chunk, ids) < 0) Py_CLEAR(ids);
+    ids = range_ids(m, word, start, end, sym);
+    if (ids && ids != Py_None && remember(m, cache, chunk, ids) < 0) Py_CLEAR(ids);
     Py_DECREF(chunk);
     return ids;
+}
+
+/* A symbol buffer for a word of n characters (4 symbols each): `stack` when it fits. */
+static int32_t *symbol_buffer(Py_ssize_t n, int32_t *stack, Py_ssize_t stack_size) {
+    if (n <= stack_size / 4) return stack;
+    if ((size_t)n > PY_SSIZE_T_MAX / 4 / sizeof(int32_t)) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int32_t *sym = PyMem_Malloc((size_t)n * 4 * sizeof(int32_t));
+    if (!sym) PyErr_NoMemory();
+    return sym;
 }
 
 /* `BPE.tokenize` of one word not in the cache: a new reference to its ids (remembered), or
  * Py_None (borrowed, not counted) when the word is left to the pure loop, or NULL on error. */
 static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
-    if (n == 0 || n >= INT32_MAX) return Py_None;
+    if (n == 0 || n >= INT32_MAX / 4) return Py_None;
     if (m->ignore_merges) {
         PyObject *whole = PyDict_GetItemWithError(m->vocab, word);
         if (whole) {
@@ -700,18 +857,10 @@ static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
         }
         if (PyErr_Occurred()) return NULL;
     }
-    int32_t stack[STACK_SYMBOLS];
-    int32_t *sym = stack;
-    if (n > STACK_SYMBOLS) {
-        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(int32_t)) return PyErr_NoMemory();
-        sym = PyMem_Malloc((size_t)n * sizeof(int32_t));
-        if (!sym) return PyErr_NoMemory();
-    }
+    int32_t stack[4 * STACK_SYMBOLS];
+    int32_t *sym = symbol_buffer(n, stack, 4 * STACK_SYMBOLS);
+    if (!sym) return NULL;
     PyObject *ids = NULL;
-    if (!word_symbols(m, word, sym)) {
-        ids = Py_None;
-        goto done;
-    }
     if (n > m->cut_from && m->mark >= 0) {
         /* `BPE._cut`: a chunk starts at each mark whose preceding character is an entry, not unsafe */
         int kind = PyUnicode_KIND(word);
@@ -729,6 +878,11 @@ static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
             }
             cut = 1;
             PyObject *part = chunk_ids(m, cache, word, start, i, sym);
+            if (part == Py_None) { /* the pure loop raises on this chunk: it takes the whole word */
+                out_free(&parts);
+                ids = Py_None;
+                goto done;
+            }
             if (!part || out_extend(&parts, part) < 0) {
                 Py_XDECREF(part);
                 out_free(&parts);
@@ -744,10 +898,8 @@ static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
             goto done;
         }
     }
-    Py_ssize_t left = merge_symbols(m, sym, n);
-    if (left < 0) goto done;
-    ids = ids_list(m, sym, left);
-    if (ids && remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
+    ids = range_ids(m, word, 0, n, sym);
+    if (ids && ids != Py_None && remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
 done:
     if (sym != stack) PyMem_Free(sym);
     return ids;
@@ -810,26 +962,17 @@ static PyObject *Merger_word(Merger *self, PyObject *word) {
         return NULL;
     }
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
-    if (n == 0 || n >= INT32_MAX) Py_RETURN_NONE;
+    if (n == 0 || n >= INT32_MAX / 4) Py_RETURN_NONE;
     if (self->ignore_merges) {
         PyObject *whole = PyDict_GetItemWithError(self->vocab, word);
         if (whole) return Py_BuildValue("[O]", whole);
         if (PyErr_Occurred()) return NULL;
     }
-    int32_t stack[STACK_SYMBOLS];
-    int32_t *sym = stack;
-    if (n > STACK_SYMBOLS) {
-        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(int32_t)) return PyErr_NoMemory();
-        sym = PyMem_Malloc((size_t)n * sizeof(int32_t));
-        if (!sym) return PyErr_NoMemory();
-    }
-    PyObject *ids = NULL;
-    if (!word_symbols(self, word, sym)) {
-        ids = Py_NewRef(Py_None);
-    } else {
-        Py_ssize_t left = merge_symbols(self, sym, n);
-        if (left >= 0) ids = ids_list(self, sym, left);
-    }
+    int32_t stack[4 * STACK_SYMBOLS];
+    int32_t *sym = symbol_buffer(n, stack, 4 * STACK_SYMBOLS);
+    if (!sym) return NULL;
+    PyObject *ids = range_ids(self, word, 0, n, sym);
+    if (ids == Py_None) Py_INCREF(ids);
     if (sym != stack) PyMem_Free(sym);
     return ids;
 }

@@ -354,7 +354,8 @@ class BPE(VocabLookup):
             merger = self._merger = self._kernel.Merger(
                 self._vocab, self._vocab_r, max(self._vocab_r, default=-1), lefts, rights, results,
                 self._token_rank_of is not None, self._ignore_merges, self._scan_limit, mark, sorted(unsafe),
-                _CUT_FROM, CACHE_SIZE, CACHED_WORD_CHARS)
+                _CUT_FROM, CACHE_SIZE, CACHED_WORD_CHARS, self._byte_ids,
+                -1 if self._unk_token is None else self._vocab.get(self._unk_token, -2), self._fuse_unk, self._block)
         return merger
 
     def _rank_of(self) -> Any:
