@@ -113,6 +113,22 @@ def longest_match(charsmap: Charsmap, data: bytes, start: int) -> tuple[int, int
     return best
 
 
+def _walked(charsmap: Charsmap, data: bytes) -> int:
+    """How many bytes of `data` the walk of `longest_match` from 0 reads before it stops (a unit
+    past the array stops it: where `longest_match` raises, it has raised first)."""
+    units, offset = charsmap.units, charsmap.unit_offset
+    pos = offset(units[0]) if units else 0
+    for at, byte in enumerate(data):
+        if byte == 0:
+            return at
+        pos ^= byte
+        node = units[pos] if pos < len(units) else 0
+        if node & 0x800000FF != byte:
+            return at
+        pos ^= offset(node)
+    return len(data)
+
+
 class LongestMatch:
     """The prefix-by-prefix charsmap walk with pass-through (steps 1-3 of the module notes)."""
 
@@ -129,6 +145,10 @@ class LongestMatch:
         self._symbols = symbols if not walk else None
         self._symbol_starts = {s.decode("utf-8", "surrogateescape")[0] for s in symbols}
         self._plain: dict[str, bool | frozenset[int]] = {}
+
+    def whole_symbols(self) -> set[bytes] | None:
+        """The user-defined symbols that pass through whole (sentencepiece); None for llama.cpp's walk."""
+        return self._symbols
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the per-character cache (refilled as characters are met)."""
@@ -245,6 +265,13 @@ class LongestMatch:
             self._plain[""] = known
         return known is True
 
+    def _walk_reaches_end(self, data: bytes) -> bool:
+        """Whether the symbol walk or the charsmap walk of `_step` at 0 reads all of `data` (so a
+        longer window could give a longer match, even when the match found so far is shorter)."""
+        if data in self._prefixes:
+            return True
+        return self._charsmap is not None and _walked(self._charsmap, data) == len(data)
+
     def _slow_chunk(self, text: str, at: int, out: list[tuple[str, str]]) -> int:
         """One `_step` at character `at`; returns the next character position."""
         window = 32
@@ -252,9 +279,9 @@ class LongestMatch:
             part = text[at:at + window]
             data = part.encode("utf-8", "surrogateescape")
             length, new = self._step(data, 0)
-            if length < len(data) or at + window >= len(text):
+            if at + window >= len(text) or not self._walk_reaches_end(data):
                 break
-            window *= 4  # the match reached the end of the window: it may go on
+            window *= 4  # a walk reached the end of the window: a longer match may follow
         old = data[:length].decode("utf-8", "surrogateescape")
         out.append((old, new.decode("utf-8", "surrogateescape")))
         return at + len(old)

@@ -36,6 +36,13 @@ zones the clusters (`regex` ``\\X``) are mapped through a per-cluster cache.
 Running ``\\X`` over the whole text was twice as slow on mixed-script text; a
 single regex describing the zones (``[^J]?(?:J[^J]?)+``) was slower still,
 as it backtracks at every character.
+
+Compiled: when the kernel ``polytok._kernels.charsmap`` is built, `normalize` runs
+there: HF's path outside the zones (each zone's clusters still come from the
+code here), and sentencepiece's whole ``.model`` path (`LongestMatch.iter_fast_chunks`
+and `sentencepiece_text` in one walk). The kernel answers None where it does not
+decide (a blob the pure path would raise on, lone surrogates), and the pure path
+runs. llama.cpp's rules (GGUF) and the aligned paths stay pure Python.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ import regex
 
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError, not_utf8
+from ..kernels import kernel
 from ..normalized import NormalizedString
 from ._sentencepiece_normalize import (
     LongestMatch,
@@ -266,11 +274,50 @@ class Precompiled(NormalizerBase):
             self._spaces = ("\u2581" if escape_whitespaces else " ",
                             add_space_prefix and not treat_whitespace_as_suffix,
                             add_space_prefix and treat_whitespace_as_suffix, remove_extra_whitespaces)
+        else:
+            assert self.charsmap is not None
+            self._chars = _CharTable(self.charsmap)
+            self._plans = _ClusterTable(self.charsmap)
+            self._texts = _ClusterText(self._plans)
+        self._build_kernel()
+
+    def _build_kernel(self) -> None:
+        """The compiled `normalize` (``_kernels.charsmap``), or None: the pure path, for llama.cpp's
+        rules and whenever the kernel is not built."""
+        self._kernel: Any = None
+        module = kernel("charsmap")
+        if module is None or (self._longest is not None and not self._sentencepiece):
             return
-        assert self.charsmap is not None
-        self._chars = _CharTable(self.charsmap)
-        self._plans = _ClusterTable(self.charsmap)
-        self._texts = _ClusterText(self._plans)
+        symbols: list[bytes] = []
+        if self._longest is not None:
+            found = self._longest.whole_symbols()
+            if found is None:
+                return  # llama.cpp's prefix walk: pure
+            symbols = sorted(found)
+            try:
+                for symbol in symbols:
+                    symbol.decode("utf-8")
+            except UnicodeDecodeError:
+                return  # a piece with escaped bytes: the pure path decides
+        blob = None
+        if self.charsmap is not None:
+            units = self.charsmap.units
+            blob = struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + self.charsmap.pool
+        self._kernel = module.Charsmap(blob, symbols)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the compiled kernel (`_build_kernel` makes it again)."""
+        state = self.__dict__.copy()
+        state.pop("_kernel", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._build_kernel()
+
+    def _zone(self, text: str, start: int, end: int) -> str:
+        """The text of the grapheme clusters of ``text[start:end]`` (the compiled path's zones)."""
+        return "".join(map(self._texts.__getitem__, _GRAPHEME.findall(text, start, end)))
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Precompiled:
@@ -288,6 +335,11 @@ class Precompiled(NormalizerBase):
         return f"Precompiled(<{units} trie units>{', longest match' if self._longest else ''})"
 
     def normalize(self, text: str) -> str:
+        if self._kernel is not None:
+            done: str | None = (self._kernel.sentencepiece(text, *self._spaces) if self._longest is not None
+                                else self._kernel.grapheme(text, self._zone))
+            if done is not None:
+                return done
         if self._longest is not None:
             if self._sentencepiece:
                 return sentencepiece_text(self._sentencepiece_iter(text), *self._spaces)
