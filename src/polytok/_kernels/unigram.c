@@ -88,29 +88,24 @@ static void trie_free(Trie *t) {
     memset(t, 0, sizeof(*t));
 }
 
-static int trie_init(Trie *t) {
-    memset(t, 0, sizeof(*t));
-    t->mask = 1023;
-    t->slots = PyMem_Calloc((size_t)t->mask + 1, sizeof(Slot));
-    if (!t->slots) {
-        PyErr_NoMemory();
-        return -1;
+/* Rehash into 2**k slots, the least with at most `edges` / 2 used (never fewer than 1024). */
+static int trie_resize(Trie *t, Py_ssize_t edges) {
+    Py_ssize_t size = 1024;
+    while (size / 2 < edges) {
+        if (size > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(Slot)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        size *= 2;
     }
-    return 0;
-}
-
-static int trie_grow(Trie *t) {
-    if (t->mask > (PY_SSIZE_T_MAX / 2 - 1) / (Py_ssize_t)sizeof(Slot)) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t mask = t->mask * 2 + 1;
-    Slot *slots = PyMem_Calloc((size_t)mask + 1, sizeof(Slot));
+    if (t->slots && size == t->mask + 1) return 0;
+    Slot *slots = PyMem_Calloc((size_t)size, sizeof(Slot));
     if (!slots) {
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t i = 0; i <= t->mask; i++) {
+    Py_ssize_t mask = size - 1;
+    for (Py_ssize_t i = 0; t->slots && i <= t->mask; i++) {
         if (t->slots[i].key == 0) continue;
         Py_ssize_t slot = trie_slot(t->slots[i].key, mask);
         while (slots[slot].key != 0) slot = (slot + 1) & mask;
@@ -122,13 +117,20 @@ static int trie_grow(Trie *t) {
     return 0;
 }
 
+/* An empty trie sized for `edges` edges (the pieces' total length bounds them), so building it
+ * rehashes nothing; trie_finish shrinks it when the pieces share many prefixes. */
+static int trie_init(Trie *t, Py_ssize_t edges) {
+    memset(t, 0, sizeof(*t));
+    return trie_resize(t, edges);
+}
+
 /* The slot of the edge from `parent` by `cp`, made if absent (its child a new node, no id);
  * -1 with an exception set on failure. Slots move when the table grows: use the answer
  * before the next call. */
 static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
     Py_ssize_t found = trie_find(t, parent, cp);
     if (found >= 0) return found;
-    if ((t->used + 1) * 2 > t->mask + 1 && trie_grow(t) < 0) return -1;
+    if ((t->used + 1) * 2 > t->mask + 1 && trie_resize(t, (t->mask + 1) / 2 + 1) < 0) return -1;
     if ((uint64_t)t->used >= (uint64_t)UINT32_MAX - 2) {
         PyErr_SetString(PyExc_OverflowError, "too many trie nodes");
         return -1;
@@ -143,8 +145,10 @@ static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
     return slot;
 }
 
-/* The direct table of the root's edges (after the last insertion: slots no longer move). */
+/* After the last insertion: the table shrunk to its load, and the direct table of the root's
+ * edges (slots no longer move). */
 static int trie_finish(Trie *t) {
+    if (trie_resize(t, t->used) < 0) return -1;
     uint32_t size = 0;
     for (Py_ssize_t i = 0; i <= t->mask; i++) {
         uint64_t k = t->slots[i].key;
@@ -230,7 +234,20 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "unk_id out of range");
         return -1;
     }
-    if (trie_init(&self->trie) < 0) return -1;
+    Py_ssize_t total = 0; /* the pieces' total length: at most one edge per character */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pieces); i++) {
+        PyObject *piece = PyList_GET_ITEM(pieces, i);
+        if (!PyUnicode_Check(piece)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        if (total > PY_SSIZE_T_MAX / 4 - PyUnicode_GET_LENGTH(piece)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        total += PyUnicode_GET_LENGTH(piece);
+    }
+    if (trie_init(&self->trie, total) < 0) return -1;
     self->scores = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(double));
     self->id_objects = PyMem_Calloc((size_t)(size ? size : 1), sizeof(PyObject *));
     if (!self->scores || !self->id_objects) {
