@@ -8,12 +8,11 @@
  * entry wins (written with the continuing-subword prefix unless it starts the word);
  * if nothing matches at some point, the whole word is the unk token.
  *
- * Instead of trying every candidate from the longest down with a dict lookup, the
- * vocabulary is one trie over code points, walked forward once per subword: the last
- * entry met on the walk is the longest match. Continuing subwords start their walk at
- * the node the prefix leads to (prefix + candidate is in the vocabulary exactly when
- * the candidate is spelt from there). The trie's edges live in one open-addressing
- * hash table keyed by (parent node, code point).
+ * The candidates are tried from the longest down, as the pure loop does, but without making
+ * a str for each: the vocabulary sits in one open-addressing table keyed by a hash of code
+ * points, twice for an entry that starts with the continuing-subword prefix (once as it is,
+ * once without the prefix, in a separately seeded view), and the hashes of every candidate
+ * at one start are computed forward in one pass over the word.
  *
  * Also two pre-tokenizer cuts: HF BertPreTokenizer's (BertSplit), and the last step of the
  * llama.cpp WordPiece pre-tokenizer (split the translated text at NUL and put the word prefix
@@ -27,60 +26,96 @@
 #include <stdint.h>
 #include <string.h>
 
+/* One vocabulary entry as the table sees it: the entry itself, how many of its code points
+ * come before the compared part (0, or the prefix length for the continuing-subword view),
+ * and its id. The hash table's slots hold a 32-bit tag of the hash and the entry's index. */
+typedef struct {
+    PyObject *key;     /* borrowed from Table.keys */
+    Py_ssize_t skip;
+    int64_t id;
+} Entry;
+
+typedef struct {
+    uint32_t tag;
+    int32_t entry;     /* -1: empty slot */
+} Slot;
+
 typedef struct {
     PyObject_HEAD
-    uint64_t *keys;      /* edge keys, ((parent + 1) << 21) | code point; 0 = empty slot */
-    int32_t *child;      /* the child node of each slot */
-    int64_t *terminal;   /* per node: the id of the entry that ends there, or -1 */
-    Py_ssize_t mask;     /* slots - 1 (a power of two) */
-    int bits;            /* log2(slots) */
-    Py_ssize_t n_nodes;
-    int32_t cont_root;   /* the node the continuing-subword prefix leads to, or -1 */
+    PyObject *keys;       /* a list holding every entry, so the borrowed pointers stay valid */
+    Entry *entries;
+    Py_ssize_t n_entries;
+    Slot *slots;
+    Py_ssize_t mask;      /* slots - 1 (a power of two) */
+    int bits;
+    Py_ssize_t longest[2];  /* the longest candidate worth a lookup: word-initial, continuing */
+    int has_prefix;
     Py_ssize_t max_chars;
-    int64_t unk_id;      /* -1: the unk token is missing (the pure path raises) */
+    int64_t unk_id;       /* -1: the unk token is missing (the pure path raises) */
 } Table;
 
-static inline Py_ssize_t slot_of(const Table *t, uint64_t key) {
-    return (Py_ssize_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - t->bits));
+/* The two views of the vocabulary: an entry as it is (word-initial), and an entry that starts
+ * with the prefix, without it (continuing). Each view seeds the hash differently. */
+static const uint64_t SEED[2] = {UINT64_C(0xCBF29CE484222325), UINT64_C(0x84222325CBF29CE4)};
+
+static inline uint64_t hash_step(uint64_t h, Py_UCS4 cp) {
+    return (h ^ (uint64_t)cp) * UINT64_C(0x100000001B3);
 }
 
-static inline uint64_t edge_key(int32_t node, Py_UCS4 cp) {
-    return ((uint64_t)(uint32_t)node + 1) << 21 | (uint64_t)(cp & 0x1FFFFF);
+static inline Py_ssize_t slot_of(const Table *t, uint64_t hash) {
+    return (Py_ssize_t)(((hash ^ (hash >> 29)) * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - t->bits));
 }
 
-static inline int32_t child_of(const Table *t, int32_t node, Py_UCS4 cp) {
-    uint64_t key = edge_key(node, cp);
-    Py_ssize_t i = slot_of(t, key);
+/* The id of the entry whose compared part is word[start:end] and has hash `h`, or -1. */
+static int64_t lookup(const Table *t, uint64_t h, int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t i = slot_of(t, h), len = end - start;
+    uint32_t tag = (uint32_t)(h >> 32);
     for (;;) {
-        uint64_t k = t->keys[i];
-        if (k == key) return t->child[i];
-        if (k == 0) return -1;
+        Slot s = t->slots[i];
+        if (s.entry < 0) return -1;
+        if (s.tag == tag) {
+            const Entry *e = &t->entries[s.entry];
+            if (PyUnicode_GET_LENGTH(e->key) - e->skip == len) {
+                int kkind = PyUnicode_KIND(e->key);
+                const void *kdata = PyUnicode_DATA(e->key);
+                Py_ssize_t j = 0;
+                while (j < len && PyUnicode_READ(kkind, kdata, e->skip + j) == PyUnicode_READ(kind, data, start + j))
+                    j++;
+                if (j == len) return e->id;
+            }
+        }
         i = (i + 1) & t->mask;
     }
 }
 
-/* The child of `node` along `cp`, created when missing. */
-static int32_t add_child(Table *t, int32_t node, Py_UCS4 cp) {
-    uint64_t key = edge_key(node, cp);
-    Py_ssize_t i = slot_of(t, key);
-    for (;;) {
-        uint64_t k = t->keys[i];
-        if (k == key) return t->child[i];
-        if (k == 0) break;
-        i = (i + 1) & t->mask;
-    }
-    int32_t made = (int32_t)t->n_nodes++;
-    t->keys[i] = key;
-    t->child[i] = made;
-    t->terminal[made] = -1;
-    return made;
+static void insert(Table *t, PyObject *key, Py_ssize_t skip, int view, int64_t id) {
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+    uint64_t h = SEED[view];
+    for (Py_ssize_t j = skip; j < n; j++) h = hash_step(h, PyUnicode_READ(kind, data, j));
+    Py_ssize_t i = slot_of(t, h);
+    while (t->slots[i].entry >= 0) i = (i + 1) & t->mask;  /* the dict's keys are distinct: no duplicate */
+    int32_t at = (int32_t)t->n_entries++;
+    t->entries[at] = (Entry){key, skip, id};
+    t->slots[i] = (Slot){(uint32_t)(h >> 32), at};
+    if (n - skip > t->longest[view]) t->longest[view] = n - skip;
 }
 
 static void Table_dealloc(Table *self) {
-    PyMem_Free(self->keys);
-    PyMem_Free(self->child);
-    PyMem_Free(self->terminal);
+    PyMem_Free(self->slots);
+    PyMem_Free(self->entries);
+    Py_XDECREF(self->keys);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Whether `key` starts with `prefix` and is longer. */
+static int continues(PyObject *key, PyObject *prefix) {
+    Py_ssize_t plen = PyUnicode_GET_LENGTH(prefix);
+    if (PyUnicode_GET_LENGTH(key) <= plen) return 0;
+    for (Py_ssize_t j = 0; j < plen; j++)
+        if (PyUnicode_READ_CHAR(key, j) != PyUnicode_READ_CHAR(prefix, j)) return 0;
+    return 1;
 }
 
 /* Table(vocab: dict[str, int], prefix: str, max_chars: int, unk_id: int) */
@@ -92,45 +127,39 @@ static PyObject *Table_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!UnL", names, &PyDict_Type, &vocab, &prefix, &max_chars,
                                      &unk_id))
         return NULL;
-    /* room for every character of every entry, plus the root */
-    Py_ssize_t total = 1, pos = 0;
+    Py_ssize_t plen = PyUnicode_GET_LENGTH(prefix), entries = 0, pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(vocab, &pos, &key, &value)) {
-        if (!PyUnicode_Check(key) || !PyLong_Check(value)) {
+        if (!PyUnicode_CheckExact(key) || !PyLong_Check(value)) {  /* exact: no Python code runs below */
             PyErr_SetString(PyExc_TypeError, "vocab: expected str keys and int ids");
             return NULL;
         }
-        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-        if (n > INT32_MAX - 2 - total) {
-            PyErr_SetString(PyExc_OverflowError, "vocabulary too large for the compiled table");
-            return NULL;
-        }
-        total += n;
+        entries += 1 + (plen > 0 && continues(key, prefix));
     }
+    if (entries > INT32_MAX / 2) return PyErr_NoMemory();
     int bits = 4;
-    while (((Py_ssize_t)1 << bits) < 2 * total) bits++;  /* total < 2**31, so bits <= 32 */
+    while (((Py_ssize_t)1 << bits) < entries + entries / 2 + 1) bits++;  /* at most 2/3 full */
     Py_ssize_t slots = (Py_ssize_t)1 << bits;
-    if ((size_t)slots > PY_SSIZE_T_MAX / sizeof(uint64_t)) return PyErr_NoMemory();
 
     Table *t = (Table *)type->tp_alloc(type, 0);
     if (t == NULL) return NULL;
-    t->keys = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
-    t->child = PyMem_Malloc((size_t)slots * sizeof(int32_t));
-    t->terminal = PyMem_Malloc((size_t)total * sizeof(int64_t));
-    if (t->keys == NULL || t->child == NULL || t->terminal == NULL) {
+    t->keys = PyDict_Keys(vocab);
+    t->slots = PyMem_Malloc((size_t)slots * sizeof(Slot));
+    t->entries = PyMem_Malloc((size_t)(entries ? entries : 1) * sizeof(Entry));
+    if (t->keys == NULL || t->slots == NULL || t->entries == NULL) {
         Py_DECREF(t);
         return PyErr_NoMemory();
     }
+    for (Py_ssize_t i = 0; i < slots; i++) t->slots[i].entry = -1;
     t->mask = slots - 1;
     t->bits = bits;
-    t->n_nodes = 1;
-    t->terminal[0] = -1;
+    t->has_prefix = plen > 0;
     t->max_chars = max_chars;
     t->unk_id = unk_id < 0 ? -1 : (int64_t)unk_id;
-
-    pos = 0;
-    while (PyDict_Next(vocab, &pos, &key, &value)) {
-        long long id = PyLong_AsLongLong(value);
+    for (Py_ssize_t k = 0, n = PyList_GET_SIZE(t->keys); k < n; k++) {
+        key = PyList_GET_ITEM(t->keys, k);
+        value = PyDict_GetItemWithError(vocab, key);
+        long long id = value == NULL ? -1 : PyLong_AsLongLong(value);
         if (id == -1 && PyErr_Occurred()) {
             Py_DECREF(t);
             return NULL;
@@ -140,20 +169,10 @@ static PyObject *Table_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
             Py_DECREF(t);
             return NULL;
         }
-        int kind = PyUnicode_KIND(key);
-        const void *data = PyUnicode_DATA(key);
-        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-        int32_t node = 0;
-        for (Py_ssize_t i = 0; i < n; i++) node = add_child(t, node, PyUnicode_READ(kind, data, i));
-        if (n > 0) t->terminal[node] = (int64_t)id;  /* the empty entry never matches */
+        if (PyUnicode_GET_LENGTH(key) == 0) continue;  /* the empty entry never matches */
+        insert(t, key, 0, 0, (int64_t)id);
+        if (plen > 0 && continues(key, prefix)) insert(t, key, plen, 1, (int64_t)id);
     }
-    /* the node of the prefix, walking only existing edges */
-    int kind = PyUnicode_KIND(prefix);
-    const void *data = PyUnicode_DATA(prefix);
-    int32_t node = 0;
-    for (Py_ssize_t i = 0, n = PyUnicode_GET_LENGTH(prefix); i < n && node >= 0; i++)
-        node = child_of(t, node, PyUnicode_READ(kind, data, i));
-    t->cont_root = node;
     return (PyObject *)t;
 }
 
@@ -195,36 +214,56 @@ static int buf_push(IdBuf *b, int64_t id) {
     return 0;
 }
 
-/* The greedy split of `word` into `b`: 0 done, 1 the word is one unk (b left empty), -1 error. */
+/* The greedy split of `word` into `b`: 0 done, 1 the word is one unk (b left empty), -1 error.
+ * At each start, the hashes of every candidate are computed forward in one pass, then the
+ * candidates are looked up from the longest down, as the pure loop tries them. */
 static int greedy(const Table *t, PyObject *word, IdBuf *b) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     b->len = 0;
     if (n > t->max_chars) return 1;
     int kind = PyUnicode_KIND(word);
     const void *data = PyUnicode_DATA(word);
+    uint64_t local[128];
+    uint64_t *hashes = local;
+    int status = 1;
     Py_ssize_t start = 0;
     while (start < n) {
-        int32_t node = start ? t->cont_root : 0;
-        if (node < 0) return 1;
-        Py_ssize_t best_end = -1;
-        int64_t best_id = -1;
-        for (Py_ssize_t i = start; i < n;) {
-            node = child_of(t, node, PyUnicode_READ(kind, data, i));
-            if (node < 0) break;
-            i++;
-            if (t->terminal[node] >= 0) {
-                best_end = i;
-                best_id = t->terminal[node];
+        int view = start > 0 && t->has_prefix;  /* an empty prefix: prefix + candidate is the candidate */
+        Py_ssize_t room = t->longest[view];
+        Py_ssize_t limit = n - start < room ? n : start + room;
+        Py_ssize_t span = limit - start;
+        if (span > 128 && hashes == local) {
+            Py_ssize_t longest = t->longest[0] > t->longest[1] ? t->longest[0] : t->longest[1];
+            Py_ssize_t size = n < longest ? n : longest;
+            hashes = PyMem_Malloc((size_t)size * sizeof(uint64_t));
+            if (hashes == NULL) {
+                PyErr_NoMemory();
+                status = -1;
+                goto done;
             }
         }
-        if (best_end < 0) {
-            b->len = 0;
-            return 1;
+        uint64_t h = SEED[view];
+        for (Py_ssize_t j = 0; j < span; j++) hashes[j] = h = hash_step(h, PyUnicode_READ(kind, data, start + j));
+        Py_ssize_t end = limit;
+        int64_t found = -1;
+        for (; end > start; end--) {
+            found = lookup(t, hashes[end - start - 1], kind, data, start, end);
+            if (found >= 0) break;
         }
-        if (buf_push(b, best_id) < 0) return -1;
-        start = best_end;
+        if (found < 0) {
+            b->len = 0;
+            goto done;  /* status 1: one unk */
+        }
+        if (buf_push(b, found) < 0) {
+            status = -1;
+            goto done;
+        }
+        start = end;
     }
-    return 0;
+    status = 0;
+done:
+    if (hashes != local) PyMem_Free(hashes);
+    return status;
 }
 
 /* The ids of `word` as a new list; Py_None (a new reference) when the unk token is needed and missing. */
