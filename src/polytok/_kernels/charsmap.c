@@ -98,6 +98,7 @@ typedef struct {
     SymbolNode *symbols; /* node 0 is the root; NULL when there are no symbols */
     Py_ssize_t n_symbols;
     int32_t root_child[256];
+    int64_t ascii_kind[128]; /* `plainness` of each ASCII character, found once the tables are built */
 } Charsmap;
 
 #define LABEL_MASK 0x800000FFu
@@ -140,6 +141,8 @@ static int utf8_of(Py_UCS4 cp, unsigned char *out) {
     out[3] = (unsigned char)(0x80 | (cp & 0x3F));
     return 4;
 }
+
+static int64_t plainness(const Charsmap *self, const unsigned char *c, Py_ssize_t n);
 
 static void Charsmap_dealloc(Charsmap *self) {
     PyMem_Free(self->units);
@@ -267,6 +270,10 @@ static int Charsmap_init(Charsmap *self, PyObject *args, PyObject *kwargs) {
                 return -1;
         }
     }
+    for (int b = 0; b < 128; b++) {
+        unsigned char c = (unsigned char)b;
+        self->ascii_kind[b] = plainness(self, &c, 1);
+    }
     return 0;
 }
 
@@ -349,6 +356,30 @@ static int emit(Buffer *out, Spaces *sp, const unsigned char *text, Py_ssize_t n
     return buffer_add(out, (const char *)text + from, n - from);
 }
 
+/* `emit` for a run of characters that map to themselves (never " ", never a space inside). */
+static inline int emit_plain(Buffer *out, Spaces *sp, const unsigned char *text, Py_ssize_t n) {
+    sp->started = 1;
+    sp->after_space = 0;
+    if (n > out->cap - out->size) return buffer_add(out, (const char *)text, n);
+    memcpy(out->data + out->size, text, (size_t)n);
+    out->size += n;
+    return 0;
+}
+
+/* `emit` for a chunk " " that maps to itself. */
+static inline int emit_space(Buffer *out, Spaces *sp) {
+    if (!sp->started) {
+        if (sp->remove_extra) return 0;
+        sp->started = 1;
+    }
+    if (sp->after_space) return 0;
+    sp->after_space = sp->remove_extra;
+    if (sp->space_len > out->cap - out->size) return buffer_add(out, (const char *)sp->space, sp->space_len);
+    memcpy(out->data + out->size, sp->space, (size_t)sp->space_len);
+    out->size += sp->space_len;
+    return 0;
+}
+
 typedef enum { DONE = 0, FALLBACK = 1, NO_MEMORY = 2 } Outcome;
 
 /* One `_step` at byte `at` (whole symbols, then the longest key, then one character):
@@ -423,16 +454,22 @@ static Outcome sentencepiece_walk(const Charsmap *self, const unsigned char *dat
     while (at < size) {
         Py_ssize_t end = at;
         while (end < size) {
-            Py_ssize_t n = utf8_length(data[end]);
-            if (n > size - end) return FALLBACK;
-            int64_t kind = plainness(self, data + end, n);
+            Py_ssize_t n = 1;
+            int64_t kind;
+            if (data[end] < 0x80) {
+                kind = self->ascii_kind[data[end]];
+            } else {
+                n = utf8_length(data[end]);
+                if (n > size - end) return FALLBACK;
+                kind = plainness(self, data + end, n);
+            }
             if (kind == UNDECIDED) return FALLBACK;
             if (kind == NOT_PLAIN) break;
             if (kind >= 0 && end + n < size && continues(self, (uint32_t)kind, data[end + n])) break;
             end += n;
         }
         if (end > at) {
-            if (emit(out, sp, data + at, end - at) < 0) return NO_MEMORY;
+            if (emit_plain(out, sp, data + at, end - at) < 0) return NO_MEMORY;
             at = end;
             continue;
         }
@@ -446,7 +483,7 @@ static Outcome sentencepiece_walk(const Charsmap *self, const unsigned char *dat
                 space_plain = kind == PLAIN;
             }
             if (space_plain) {
-                if (emit(out, sp, data + at, 1) < 0) return NO_MEMORY;
+                if (emit_space(out, sp) < 0) return NO_MEMORY;
                 at++;
                 continue;
             }
@@ -512,7 +549,7 @@ static PyObject *Charsmap_sentencepiece(Charsmap *self, PyObject *const *args, P
     Buffer out = {NULL, 0, 0, 0};
     Spaces sp = {(const unsigned char *)space, space_len, remove_extra, 0, remove_extra};
     Outcome outcome;
-    if (buffer_reserve(&out, size + size / 8 + 16) < 0) {
+    if (buffer_reserve(&out, size + size / 2 + 16) < 0) {
         outcome = NO_MEMORY;
     } else if (size >= GIL_FREE_BYTES) {
         Py_BEGIN_ALLOW_THREADS
