@@ -293,6 +293,30 @@ def test_lattice_refuses_bad_arguments():
         lattice.__init__(["a"], [0], [0.0], -1, 0.0, False, False, False, None)
     with pytest.raises(TypeError):
         lattice.nodes(b"a", False)
+    class Shrinks:  # converting it empties the list it sits in
+        def __init__(self, into):
+            self.into = into
+
+        def __index__(self):
+            self.into.clear()
+            return 0
+
+        def __float__(self):
+            self.into.clear()
+            return 0.0
+
+    scores = [0.0] * 3
+    scores[0] = Shrinks(scores)
+    lattice = module.Lattice(["a", "b", "c"], [0, 1, 2], scores, -1, 0.0, False, False, False, None)
+    assert lattice.nodes("abc", True) == ([0, 1, 2], [1, 2, 3])
+    ids = [0, 1, 2]
+    ids[1] = Shrinks(ids)
+    with pytest.raises(TypeError):  # ids must be ints
+        module.Lattice(["a", "b", "c"], ids, [0.0] * 3, -1, 0.0, False, False, False, None)
+    byte_ids = [None] * 256
+    byte_ids[0] = Shrinks(byte_ids)
+    with pytest.raises(TypeError):
+        module.Lattice(["a"], [0], [0.0], -1, 0.0, False, False, True, byte_ids)
     twice = module.Lattice(["a", "ab", "a"], [0, 1, 2], [0.0, -5.0, -1.0], -1, -9.0, False, False, True, None)
     assert twice.nodes("aab", True) == ([2, 1], [1, 3])  # a piece given twice matches as its last id
     assert twice.nodes("bb", False) == ([-1], None)  # one unknown run, collapsed

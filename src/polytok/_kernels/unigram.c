@@ -8,11 +8,11 @@
  *
  * A `Lattice` holds the matchable pieces of one vocabulary in a trie over code points (one
  * open-addressing hash of (node, code point) -> (child, id of the piece ending there), and a
- * direct table of the root's edges by code point), the path score of every id, the unknown node's id and score. `nodes(word)` runs
- * the Viterbi over the code points of `word` (a str: lone surrogates are code points like any
- * other) and returns the best path's ids, with sentencepiece's and llama.cpp's unknown-run
- * rules applied ("collapse"), or the nodes and where each ends (HF's "fuse", and spans),
- * which the caller rewrites in Python.
+ * direct table of the root's edges by code point), the path score of every id, the unknown
+ * node's id and score. `nodes(word)` runs the Viterbi over the code points of `word` (a str:
+ * lone surrogates are code points like any other) and returns the best path's ids, with
+ * sentencepiece's and llama.cpp's unknown-run rules applied ("collapse"), or the nodes and
+ * where each ends (HF's "fuse", and spans), which the caller rewrites in Python.
  *
  * The rules, exactly as the pure loops: positions in order; from each, the pieces that start
  * there shortest first (the trie walk), then, if no one-character piece starts there, the
@@ -206,6 +206,11 @@ static void Lattice_dealloc(Lattice *self) {
  *   pieces, ids: the matchable pieces and the id each matches as (equal lengths);
  *   scores: the path score of every id (a list of floats); unk_id: an id or -1;
  *   byte_ids: None, or the 256 ids of the <0xHH> pieces (None where absent). */
+static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObject *scores, long unk_id,
+                         double unk_score, int float32, int raise_unknown, int collapse, PyObject *byte_ids);
+
+/* The lists are copied into tuples first: converting an item (`__index__`, `__float__`) may run
+ * Python code, which must not be able to resize what is being read. */
 static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     PyObject *pieces, *ids, *scores, *byte_ids;
     long unk_id;
@@ -217,16 +222,34 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
                                      &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown, &collapse,
                                      &byte_ids))
         return -1;
+    if (byte_ids != Py_None && (!PyList_Check(byte_ids) || PyList_GET_SIZE(byte_ids) != 256)) {
+        PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
+        return -1;
+    }
+    PyObject *p = PyList_AsTuple(pieces), *i = PyList_AsTuple(ids), *s = PyList_AsTuple(scores);
+    PyObject *b = byte_ids == Py_None ? Py_NewRef(Py_None) : PyList_AsTuple(byte_ids);
+    int status = -1;
+    if (p && i && s && b)
+        status = Lattice_build(self, p, i, s, unk_id, unk_score, float32, raise_unknown, collapse, b);
+    Py_XDECREF(p);
+    Py_XDECREF(i);
+    Py_XDECREF(s);
+    Py_XDECREF(b);
+    return status;
+}
+
+static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObject *scores, long unk_id,
+                         double unk_score, int float32, int raise_unknown, int collapse, PyObject *byte_ids) {
     if (self->scores || self->trie.slots) {
         PyErr_SetString(PyExc_RuntimeError, "Lattice is already initialised");
         return -1;
     }
-    Py_ssize_t size = PyList_GET_SIZE(scores);
+    Py_ssize_t size = PyTuple_GET_SIZE(scores);
     if (size > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
         return -1;
     }
-    if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(ids)) {
+    if (PyTuple_GET_SIZE(pieces) != PyTuple_GET_SIZE(ids)) {
         PyErr_SetString(PyExc_ValueError, "pieces and ids differ in length");
         return -1;
     }
@@ -235,8 +258,8 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     Py_ssize_t total = 0; /* the pieces' total length: at most one edge per character */
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pieces); i++) {
-        PyObject *piece = PyList_GET_ITEM(pieces, i);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pieces); i++) {
+        PyObject *piece = PyTuple_GET_ITEM(pieces, i);
         if (!PyUnicode_Check(piece)) {
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return -1;
@@ -256,7 +279,7 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     }
     self->size = size;
     for (Py_ssize_t i = 0; i < size; i++) {
-        double score = PyFloat_AsDouble(PyList_GET_ITEM(scores, i));
+        double score = PyFloat_AsDouble(PyTuple_GET_ITEM(scores, i));
         if (score == -1.0 && PyErr_Occurred()) return -1;
         self->scores[i] = score;
         self->id_objects[i] = PyLong_FromSsize_t(i);
@@ -272,12 +295,8 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     self->byte_fallback = byte_ids != Py_None;
     for (int b = 0; b < 256; b++) self->byte_ids[b] = -1;
     if (self->byte_fallback) {
-        if (!PyList_Check(byte_ids) || PyList_GET_SIZE(byte_ids) != 256) {
-            PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
-            return -1;
-        }
         for (int b = 0; b < 256; b++) {
-            PyObject *item = PyList_GET_ITEM(byte_ids, b);
+            PyObject *item = PyTuple_GET_ITEM(byte_ids, b);
             if (item == Py_None) continue;
             Py_ssize_t id = PyLong_AsSsize_t(item);
             if (id == -1 && PyErr_Occurred()) return -1;
@@ -288,13 +307,13 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
             self->byte_ids[b] = (int32_t)id;
         }
     }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(pieces); i++) {
-        PyObject *piece = PyList_GET_ITEM(pieces, i);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pieces); i++) {
+        PyObject *piece = PyTuple_GET_ITEM(pieces, i);
         if (!PyUnicode_Check(piece)) {
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return -1;
         }
-        Py_ssize_t id = PyLong_AsSsize_t(PyList_GET_ITEM(ids, i));
+        Py_ssize_t id = PyLong_AsSsize_t(PyTuple_GET_ITEM(ids, i));
         if (id == -1 && PyErr_Occurred()) return -1;
         if (id < 0 || id >= size) {
             PyErr_SetString(PyExc_ValueError, "piece id out of range");
