@@ -168,10 +168,10 @@ def test_fixture_special_stage_matches_pure(kind, name):
     assert all(k is None for k in kernel_objects(pure))
     texts, markers = marked_texts(fast, seed=len(name))
     check_stage(pure, fast, texts + edge_texts())
-    for text in texts[:2]:
+    for text in texts[:1]:
         for special in ("parse", "text"):
             assert outcome(fast.encode, text, special=special) == outcome(pure.encode, text, special=special)
-    lines = [line for text in texts[:2] for line in text.splitlines()][:300]
+    lines = texts[1].splitlines()[:200]
     assert outcome(fast.encode_batch, lines) == outcome(pure.encode_batch, lines)
 
 
@@ -182,7 +182,7 @@ MARKED = st.lists(st.sampled_from([" ", "  ", "\n", "a", "b", "é", "日", "🤗
 @pytest.mark.parametrize(("kind", "name"), [("hf", "llama3"), ("hf", "bert-base-uncased"), ("hf", "qwen3"),
                                              ("hf", "gemma3"), ("gguf", "bert-bge"), ("gguf", "gemma-4"),
                                              ("gguf", "llama-bpe"), ("gguf", "phi-3")])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(parts=MARKED)
 def test_random_marked_text(kind, name, parts):
     pure, fast = pair(kind, name)
