@@ -151,8 +151,8 @@ typedef struct {
     Py_ssize_t entries;
     int32_t *slots;         /* entry index + 1, 0 = empty */
     Py_ssize_t slot_mask;
+    uint64_t *entry_pow;    /* per entry: HASH_BASE ** its length */
     int32_t *piece_entry;   /* per id: the entry of its piece (the pure `_vocab_r`), -1 none */
-    uint64_t *piece_pow;    /* per id: HASH_BASE ** len(piece) */
     int ignore_merges;
     int32_t byte_ids[256];  /* byte_fallback: the <0xHH> ids, -1 for none */
     int has_bytes;          /* byte_fallback is on */
@@ -185,7 +185,7 @@ static void Merger_dealloc(Merger *self) {
     PyMem_Free(self->entry_id);
     PyMem_Free(self->slots);
     PyMem_Free(self->piece_entry);
-    PyMem_Free(self->piece_pow);
+    PyMem_Free(self->entry_pow);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -239,10 +239,11 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
     self->slots = PyMem_Calloc((size_t)slots, sizeof(int32_t));
     self->slot_mask = slots - 1;
     self->piece_entry = PyMem_Malloc((size_t)self->size * sizeof(int32_t));
-    self->piece_pow = PyMem_Malloc((size_t)self->size * sizeof(uint64_t));
+    self->entry_pow = PyMem_Malloc(count * sizeof(uint64_t));
     if (!self->pool || !self->entry_off || !self->entry_len || !self->entry_hash || !self->entry_id || !self->slots ||
-        !self->piece_entry || !self->piece_pow)
+        !self->piece_entry || !self->entry_pow)
         return PyErr_NoMemory(), -1;
+    for (Py_ssize_t i = 0; i < self->size; i++) self->piece_entry[i] = -1;
     Py_ssize_t at = 0, e = 0;
     pos = 0;
     while (PyDict_Next(self->vocab, &pos, &key, &value)) {
@@ -256,8 +257,18 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
         }
         int kind = PyUnicode_KIND(key);
         const void *data = PyUnicode_DATA(key);
-        for (Py_ssize_t i = 0; i < length; i++) self->pool[at + i] = PyUnicode_READ(kind, data, i);
-        uint64_t h = hash_text(kind, data, 0, length);
+        uint64_t h = 0, p = 1;
+        for (Py_ssize_t i = 0; i < length; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            self->pool[at + i] = c;
+            h = h * HASH_BASE + (uint64_t)c + 1;
+            p *= HASH_BASE;
+        }
+        self->entry_pow[e] = p;
+        /* the usual reverse map (`invert`) holds the very key object: its piece is this entry */
+        PyObject *piece = PyDict_GetItemWithError(vocab_r, value);
+        if (piece == key) self->piece_entry[id] = (int32_t)e;
+        else if (PyErr_Occurred()) return -1;
         self->entry_off[e] = at;
         self->entry_len[e] = (int32_t)length;
         self->entry_hash[e] = h;
@@ -269,14 +280,19 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
         e++;
     }
     self->entries = e;
-    for (Py_ssize_t i = 0; i < self->size; i++) self->piece_entry[i] = -1;
     pos = 0;
-    while (PyDict_Next(vocab_r, &pos, &key, &value)) {
+    while (PyDict_Next(vocab_r, &pos, &key, &value)) { /* any other piece: found by its text */
         int32_t id = read_id(key, self->size);
         if (id < 0) return -1;
         if (!PyUnicode_Check(value)) {
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return -1;
+        }
+        if (self->piece_entry[id] >= 0 && self->entry_len[self->piece_entry[id]] == PyUnicode_GET_LENGTH(value)) {
+            const Py_UCS4 *text = self->pool + self->entry_off[self->piece_entry[id]];
+            Py_ssize_t i = 0, length = PyUnicode_GET_LENGTH(value);
+            while (i < length && text[i] == PyUnicode_READ_CHAR(value, i)) i++;
+            if (i == length) continue;
         }
         Py_ssize_t length = PyUnicode_GET_LENGTH(value);
         int kind = PyUnicode_KIND(value);
@@ -299,10 +315,7 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
             PyErr_SetString(PyExc_ValueError, "a piece of the reverse vocabulary is not in the vocabulary");
             return -1;
         }
-        uint64_t p = 1;
-        for (Py_ssize_t i = 0; i < length; i++) p *= HASH_BASE;
         self->piece_entry[id] = found;
-        self->piece_pow[id] = p;
     }
     return 0;
 }
@@ -443,7 +456,7 @@ static inline int32_t rank_of(const Merger *m, int32_t left, int32_t right) {
     int32_t ea = m->piece_entry[left], eb = m->piece_entry[right];
     if (ea < 0 || eb < 0) return NONE_RANK;
     Py_ssize_t la = m->entry_len[ea], lb = m->entry_len[eb];
-    uint64_t h = m->entry_hash[ea] * m->piece_pow[right] + m->entry_hash[eb];
+    uint64_t h = m->entry_hash[ea] * m->entry_pow[eb] + m->entry_hash[eb];
     const Py_UCS4 *a = m->pool + m->entry_off[ea], *b = m->pool + m->entry_off[eb];
     Py_ssize_t slot = (Py_ssize_t)(mix64(h) & (uint64_t)m->slot_mask);
     for (int32_t s; (s = m->slots[slot]) != 0; slot = (slot + 1) & m->slot_mask) {
