@@ -331,3 +331,32 @@ def test_random_string_arrays(items: list[bytes], big: bool) -> None:
     data = gp.pack_gguf([("k", (gp.ARRAY, gp.STRING), items)], order=order)
     fast, pure = _both(_meta, data)
     assert fast == pure
+
+
+# -- the load checks that walk the non-NORMAL pieces alone -----------------------------------
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet=st.sampled_from("a\u2581\0b"), min_size=1, max_size=5),
+                          st.sampled_from([sp.NORMAL, sp.NORMAL, sp.CONTROL, sp.UNKNOWN, sp.BYTE, sp.USER_DEFINED,
+                                           sp.UNUSED])), max_size=12))
+def test_space_run_check_equals_the_regex(entries: list[tuple[str, int]]) -> None:
+    import regex
+
+    from polytok.formats._sentencepiece_build import _joins_space_to_text, _odd_ids
+    from polytok.formats.sentencepiece import ModelProto
+
+    proto = ModelProto("x.model", pieces=[p for p, _ in entries], types=[t for _, t in entries])
+    usable = "\0".join(p for p, t in entries if t not in (sp.CONTROL, sp.UNKNOWN, sp.BYTE))
+    want = regex.search("[^\0\u2581]\u2581", usable) is not None
+    assert _joins_space_to_text(proto, _odd_ids(proto.types)) == want
+
+
+def test_space_run_check_long_runs() -> None:
+    from polytok.formats._sentencepiece_build import _joins_space_to_text, _odd_ids
+    from polytok.formats.sentencepiece import ModelProto
+
+    for pieces, want in ((["\u2581" * 100, "a"], False), (["\u2581" * 100 + "a\u2581"], True),
+                         (["a" + "\u2581" * 70], True), (["\u2581" * 65, "\u2581a"], False)):
+        proto = ModelProto("x.model", pieces=pieces, types=[sp.NORMAL] * len(pieces))
+        assert _joins_space_to_text(proto, _odd_ids(proto.types)) is want

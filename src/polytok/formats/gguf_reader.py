@@ -37,7 +37,10 @@ loop was slower still.  Lengths come from a bound ``Struct.unpack_from``, bound
 checks are one comparison per string, and a short read is caught as
 ``struct.error`` outside the loop.  Numeric arrays are one copy of their bytes into
 an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).
-(gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)
+(gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)  With the compiled
+kernels, ``polytok._kernels.wire.gguf_strings`` reads a whole string array in one
+call; on a string that does not fit or is not UTF-8 it answers None and the loop
+here runs, so the error is the same.
 """
 
 from __future__ import annotations

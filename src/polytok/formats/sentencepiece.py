@@ -46,14 +46,16 @@ unknown piece without byte_fallback, NaN/Inf unigram scores, a broken
 charsmap) raises `FormatError`, as does a truncated or corrupt file (with the
 byte offset and field path).
 
-Performance. Load: the pieces are read by a fast path for their usual layout
-(piece, score, type) before the generic field walk, and the load checks work on
-whole lists (a set for duplicates, a joined string for NUL and "▁" tests),
-measured several times faster than the first version's per-piece generic walk and
-per-piece checks. Encode: see `_sentencepiece_normalize` (identity runs), `SPM`
-(per-word cache behind the ▁-run cut) and `_unigram_float32` (provably exact word
-cache); still slower than sentencepiece's C++. Numbers: bench/README.md,
-'Measurements behind design choices'.
+Performance. Load: the pieces are read by a fast path before the generic field
+walk: the compiled ``polytok._kernels.wire.read_pieces`` (piece, score and type in
+any order; it hands anything else, broken or unusual, to the pure walk, so errors
+are the pure reader's), else `_read_usual_pieces` for their usual layout. The
+load checks work on whole lists (a set for duplicates, a joined string for NUL and
+"▁" tests, str.count for runs of "▁"), and the checks that concern the other
+piece types walk the non-NORMAL ids alone (`_sentencepiece_build._odd_ids`).
+Encode: see `_sentencepiece_normalize` (identity runs), `SPM` (per-word cache
+behind the ▁-run cut) and `_unigram_float32` (provably exact word cache); still
+slower than sentencepiece's C++. Numbers: bench/README.md, 'Measurements behind design choices'.
 """
 
 from __future__ import annotations
