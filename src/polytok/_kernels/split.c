@@ -34,6 +34,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "split_tables.h"
 
@@ -309,6 +310,75 @@ static int scanner_arg(PyObject *arg, Py_ssize_t *id) {
     return 0;
 }
 
+/* Pieces up to INTERN_MAX_CHARS long that repeat within one text are one str object: a text
+ * repeats most of its short pieces, and a lookup in this per-call table is cheaper than making
+ * (and later freeing) a new str; the model's caches then also find each repeat's hash stored. */
+#define INTERN_MAX_CHARS 24
+#define INTERN_MAX_SLOTS ((size_t)1 << 17)
+
+typedef struct {
+    Py_ssize_t start, len;
+    PyObject *piece;  /* borrowed: the list being filled holds it; NULL marks a free slot */
+} Interned;
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;  /* FNV-1a */
+    for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 0x100000001b3ull;
+    return h;
+}
+
+/* the list of the pieces of `text` ending at each of out->ends */
+static PyObject *pieces_at(PyObject *text, const Text *t, const Ends *out) {
+    PyObject *pieces = PyList_New(out->count);
+    if (pieces == NULL) return NULL;
+    size_t slots = 64;
+    while (slots < INTERN_MAX_SLOTS && slots / 2 < (size_t)out->count) slots *= 2;
+    Interned *table = PyMem_Calloc(slots, sizeof(Interned));
+    if (table == NULL) {
+        Py_DECREF(pieces);
+        return PyErr_NoMemory();
+    }
+    size_t used = 0;
+    const unsigned char *data = t->data;
+    size_t width = (size_t)t->kind;
+    Py_ssize_t start = 0;
+    for (Py_ssize_t k = 0; k < out->count; k++) {
+        Py_ssize_t end = out->ends[k], len = end - start;
+        PyObject *piece = NULL;
+        size_t at = 0;
+        if (len <= INTERN_MAX_CHARS) {
+            const unsigned char *bytes = data + (size_t)start * width;
+            at = (size_t)hash_bytes(bytes, (size_t)len * width) & (slots - 1);
+            for (; table[at].piece != NULL; at = (at + 1) & (slots - 1)) {
+                if (table[at].len == len &&
+                    memcmp(data + (size_t)table[at].start * width, bytes, (size_t)len * width) == 0) {
+                    piece = table[at].piece;
+                    Py_INCREF(piece);
+                    break;
+                }
+            }
+        }
+        if (piece == NULL) {
+            piece = PyUnicode_Substring(text, start, end);
+            if (piece == NULL) {
+                PyMem_Free(table);
+                Py_DECREF(pieces);
+                return NULL;
+            }
+            if (len <= INTERN_MAX_CHARS && used < slots / 2) {  /* half full at most: probes end */
+                table[at].start = start;
+                table[at].len = len;
+                table[at].piece = piece;
+                used++;
+            }
+        }
+        PyList_SET_ITEM(pieces, k, piece);
+        start = end;
+    }
+    PyMem_Free(table);
+    return pieces;
+}
+
 static PyObject *split_scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "scan(scanner, text) takes 2 arguments");
@@ -327,22 +397,7 @@ static PyObject *split_scan(PyObject *module, PyObject *const *args, Py_ssize_t 
         t.kind == PyUnicode_1BYTE_KIND ? scan_kind1 : t.kind == PyUnicode_2BYTE_KIND ? scan_kind2 : scan_kind4;
     Ends out;
     if (run_scan(scan, &t, &SCANNERS[id], &out) < 0) return NULL;
-    PyObject *pieces = PyList_New(out.count);
-    if (pieces == NULL) {
-        PyMem_RawFree(out.ends);
-        return NULL;
-    }
-    Py_ssize_t start = 0;
-    for (Py_ssize_t k = 0; k < out.count; k++) {
-        PyObject *piece = PyUnicode_Substring(text, start, out.ends[k]);
-        if (piece == NULL) {
-            Py_DECREF(pieces);
-            PyMem_RawFree(out.ends);
-            return NULL;
-        }
-        PyList_SET_ITEM(pieces, k, piece);
-        start = out.ends[k];
-    }
+    PyObject *pieces = pieces_at(text, &t, &out);
     PyMem_RawFree(out.ends);
     return pieces;
 }
