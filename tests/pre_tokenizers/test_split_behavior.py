@@ -69,3 +69,24 @@ def test_empty_matches_is_an_option_of_tiktokens_split_only():
     assert Split("a*", "removed", invert=True, dialect="fancy", empty_matches="keep").splits_empty_text
     assert not Split("a*", "removed", invert=True, dialect="fancy").splits_empty_text  # HF drops them
     assert not Split("(?=a)", "removed", invert=True, dialect="fancy", empty_matches="keep").splits_empty_text
+
+
+@pytest.mark.parametrize("behavior", ["merged_with_next", "merged_with_previous"])
+@pytest.mark.parametrize("char", ["\u2581", "a", "-"])
+def test_runs_of_one_char_merged_match_hf(behavior: str, char: str) -> None:
+    # RegexSplitter cuts a merged split of ``X+`` with one findall of a pattern of the pieces
+    # (the SentencePiece / GGUF word cut); HF's Split must agree on any text
+    import tokenizers
+
+    from polytok.pre_tokenizers.split import Split
+
+    ref = tokenizers.pre_tokenizers.Split(tokenizers.Regex(f"{char}+"), behavior)
+    ours = Split(char + "+", behavior)
+    assert ours._splitter._merged_findall is not None  # the one-findall cut is the one tested
+    rng = random.Random(7)
+    alphabet = [char, char, "b", " ", "\u0378", "\U0001f600", "\n"]
+    texts = ["", char, char * 3, "b" + char * 2, char * 2 + "b"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 14))) for _ in range(400)]
+    for text in texts:
+        want = [piece for piece, _ in ref.pre_tokenize_str(text)]
+        assert ours.pre_tokenize(text) == want, text

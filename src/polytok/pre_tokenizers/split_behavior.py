@@ -52,6 +52,7 @@ text (each alternative reads at least one character): its paths are unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 import regex
@@ -141,7 +142,8 @@ class RegexSplitter:
     """Split at the matches of a compiled (onig-translated) pattern with a behaviour;
     `empty_matches` as in the module notes."""
 
-    __slots__ = ("pattern", "behavior", "invert", "_findall", "proof", "empty_matches", "splits_empty_text")
+    __slots__ = ("pattern", "behavior", "invert", "_findall", "_merged_findall", "proof", "empty_matches",
+                 "splits_empty_text")
 
     def __init__(self, pattern: Pattern, behavior: Behavior, invert: bool = False,
                  proof: PatternProof | None = None, empty_matches: EmptyMatches = "drop") -> None:
@@ -154,6 +156,7 @@ class RegexSplitter:
         self.invert = invert
         # a known pattern's compiled scanner (`regex.scanners`) gives the same pieces as ``findall``
         self._findall = scanner_for(pattern) or (pattern.findall if pattern.groups == 0 else None)
+        self._merged_findall = _run_merged_findall(pattern, behavior) if not invert else None
         self.proof = proof  # the caller's promise (GPT-2's pattern; Llama 3's and Qwen2's isolated)
         self.empty_matches = empty_matches
         #: the empty text gives a piece (or, refusing, an error): the pattern matches it and empties count
@@ -184,6 +187,8 @@ class RegexSplitter:
                 return found
             if self.empty_matches != "drop":  # the walk met an empty match (see the module notes)
                 return [text[s:e] for s, e in self._matches_kept(text)]
+        elif self._merged_findall is not None:
+            return self._merged_findall(text)
         elif behavior in ("merged_with_next", "merged_with_previous") and not self.invert:
             merged = self._merged_pieces(text, behavior == "merged_with_next")
             if merged is not None:
@@ -226,6 +231,25 @@ class RegexSplitter:
                 if start == end:
                     raise EmptyMatchError(start)
         return found
+
+
+def _run_merged_findall(pattern: Pattern, behavior: Behavior) -> Callable[[str], list[str]] | None:
+    """For a pattern that matches runs of one character (``▁+``: the SentencePiece and GGUF
+    word cut) merged with the next or previous text, one ``findall`` of a pattern matching the
+    pieces themselves; None for any other pattern or behaviour.
+
+    The matches of ``X+`` are never empty, so `_merged_pieces` starts a piece at each run
+    (with next) or ends one after it (with previous): exactly the matches of ``X+[^X]*|[^X]+``
+    and ``[^X]*X+|[^X]+``. One character that is not newer than Oniguruma's Unicode reads the
+    same in the text and in `OnigPattern.view`."""
+    source, view = getattr(pattern, "pattern", None), getattr(pattern, "view", None)
+    if behavior not in ("merged_with_next", "merged_with_previous") or not isinstance(source, str) \
+            or len(source) != 2 or source[1] != "+" or source[0] in "\\^$.|?*+()[]{}#" or view is None \
+            or view(source[0]) != source[0]:
+        return None
+    x = regex.escape(source[0])
+    pieces = f"{x}+[^{x}]*|[^{x}]+" if behavior == "merged_with_next" else f"[^{x}]*{x}+|[^{x}]+"
+    return regex.compile(pieces).findall
 
 
 # HF makes each char accepted by a predicate its own match; with `C` the class,
