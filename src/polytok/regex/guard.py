@@ -43,7 +43,7 @@ import regex
 from ..errors import EncodeError
 
 __all__ = ["probe", "needs_bound", "statically_risky", "time_bound", "bounded_call", "budget", "PROBE_SECONDS",
-           "BOUND_BASE", "BOUND_PER_CHAR"]
+           "BOUND_BASE", "BOUND_PER_CHAR", "bounded_in_use", "mark_bounded"]
 
 PROBE_SECONDS = 0.25
 PROBE_CHARS = 2000
@@ -119,6 +119,21 @@ def probe(native: regex.Pattern[str]) -> bool:
 def needs_bound(native: regex.Pattern[str], pattern: str) -> bool:
     """Whether matches of this pattern need a time bound (statically risky, or slow on a probe)."""
     return statically_risky(pattern) or probe(native)
+
+
+_bounded_seen = False
+
+
+def mark_bounded() -> None:
+    """Note that a bounded pattern exists in this process (`OnigPattern` calls it for each)."""
+    global _bounded_seen
+    _bounded_seen = True
+
+
+def bounded_in_use() -> bool:
+    """Whether any bounded pattern was ever built in this process: until one is, no match can
+    read a `budget`, and an encode may skip setting one."""
+    return _bounded_seen
 
 
 def time_bound(n_chars: int) -> float:

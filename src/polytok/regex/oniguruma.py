@@ -41,7 +41,7 @@ import regex
 
 from ..errors import FormatError
 from . import oniguruma_classes as onig_classes
-from .guard import bounded_call, budget, needs_bound
+from .guard import bounded_call, budget, mark_bounded, needs_bound
 
 
 def _members(ranges: tuple[tuple[int, int], ...]) -> str:
@@ -132,6 +132,8 @@ class OnigPattern:
         self.pattern = pattern
         self.groups = native.groups
         self.bounded = bounded
+        if bounded:
+            mark_bounded()
 
     def view(self, text: str) -> str:
         """`text` itself, or the same-length copy with stand-ins for newer code points."""

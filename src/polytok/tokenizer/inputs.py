@@ -12,10 +12,15 @@ __all__ = ["TextInput", "parses_special", "n_chars"]
 TextInput = str | list[str]
 
 
+_PARSES = {SpecialTokens.PARSE: True, SpecialTokens.AS_TEXT: False, "parse": True, "text": False}
+
+
 def parses_special(special: SpecialTokens | str) -> bool:
     """True when special markers are parsed."""
-    if special is SpecialTokens.PARSE or special is SpecialTokens.AS_TEXT:
-        return special is SpecialTokens.PARSE
+    try:
+        return _PARSES[special]
+    except (KeyError, TypeError):  # TypeError: an unhashable value, refused below
+        pass
     try:
         return SpecialTokens(special) is SpecialTokens.PARSE
     except ValueError:

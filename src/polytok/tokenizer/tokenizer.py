@@ -27,6 +27,7 @@ back on when the call returns, if it was on when the call started.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,11 +35,11 @@ from ..decoders import IdsDecoder
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import EmptyMatchError, LoneSurrogateError, lone_surrogate_in
 from ..facts import FormatFacts
-from ..gc_pause import gc_paused
 from ..models import Model
 from ..normalizers import Normalizer
 from ..post_processors import PostProcessor
 from ..pre_tokenizers import PreTokenizer
+from ..regex import guard
 from ..regex.guard import budget
 from ..special import AddedToken, AddedVocabulary, SpecialTokens, with_empty_texts
 from ..token_ids import as_id, as_ids
@@ -207,16 +208,27 @@ class Tokenizer(PostProcess, OffsetsPath):
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse_special = parses_special(self.default_special if special is None else special)
-        size = len(text) if pair is None and type(text) is str else n_chars(text, pair)
+        # the collector paused (see the module notes), as `gc_paused` does, without a context object per call
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            with gc_paused(), budget(size):  # see the module notes; regex.guard.budget
-                ids_a = self._sequence_ids(text, parse_special)
-                ids_b = self._sequence_ids(pair, parse_special) if pair is not None else None
-                return self._finish_ids(ids_a, ids_b, add_special)
+            if guard.bounded_in_use():  # one deadline for every bounded match (regex.guard.budget)
+                size = len(text) if pair is None and type(text) is str else n_chars(text, pair)
+                with budget(size):
+                    return self._ids(text, pair, parse_special, add_special)
+            return self._ids(text, pair, parse_special, add_special)
         except LoneSurrogateError as exc:  # met inside one piece: name its place in the input
             raise lone_surrogate_in([text, pair]) or exc from None
         except EmptyMatchError:  # placed within one piece: the aligned path names its place in the input
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _ids(self, text: TextInput, pair: TextInput | None, parse_special: bool, add_special: bool) -> list[int]:
+        ids_a = self._sequence_ids(text, parse_special)
+        ids_b = self._sequence_ids(pair, parse_special) if pair is not None else None
+        return self._finish_ids(ids_a, ids_b, add_special)
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
                      special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
@@ -259,6 +271,12 @@ class Tokenizer(PostProcess, OffsetsPath):
 
     def _text_ids(self, text: str, parse_special: bool) -> list[int]:
         out: list[int] = []
+        splits = self.split_special(text, parse_special)
+        if len(splits) == 1 and splits[0][2] is None and not self.special_split.has_normalized:
+            # the usual text: one span and no token, so the span is the whole text (anything outside
+            # it would be a token's span); `segments` would give its one normalized piece
+            self.piece_ids(text if self.normalizer is None else self.normalizer.normalize(text), True, out)
+            return out
         for piece, at_origin, token_id in self.segments(text, parse_special):
             if token_id is not None:
                 out.append(token_id)
