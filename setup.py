@@ -31,8 +31,9 @@ def _extensions() -> list[Extension]:
                  "-O1"]
         compile_args += flags
         link_args += flags
+    headers = sorted(glob.glob(os.path.join("src", "polytok", "_kernels", "*.h")))
     return [Extension(f"polytok._kernels.{os.path.splitext(os.path.basename(src))[0]}", [src],
-                      include_dirs=[os.path.join("src", "polytok", "_kernels")],
+                      include_dirs=[os.path.join("src", "polytok", "_kernels")], depends=headers,
                       extra_compile_args=compile_args, extra_link_args=link_args)
             for src in _SOURCES]
 
