@@ -1,9 +1,10 @@
-/* The long loops of the file readers: SentencePiece's repeated ``pieces`` and GGUF's
- * string arrays and merge lines, read in one call into plain Python lists.
+/* The long loops of the file readers: SentencePiece's repeated ``pieces``, GGUF's
+ * string arrays and merge lines, and tokenizer.json's BPE merges with their ids, read in
+ * one call into plain Python lists.
  *
  * The compiled half of polytok.formats.sentencepiece (read_model_proto),
- * polytok.formats.gguf_reader (_Reader.strings) and polytok.formats.gguf (_build_bpe),
- * which define the semantics. These functions never raise a FormatError: on anything
+ * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_build_bpe) and
+ * polytok.models._bpe_merges (read_merges, merge_ids), which define the semantics. These functions never raise a FormatError: on anything
  * they do not read exactly as the pure reader does (a broken length, invalid UTF-8, an
  * unusual field), they stop or answer None, and the pure reader takes over from there,
  * so a broken file gets the pure reader's error, with its key and offset.
@@ -236,12 +237,179 @@ fail:
     return NULL;
 }
 
+/* `item` when it is an exact str, else NULL (a subclass included). */
+static PyObject *exact_str(PyObject *item) { return PyUnicode_CheckExact(item) ? item : NULL; }
+
+/* Whether the str `line` starts with "#version". */
+static int is_version_line(PyObject *line) {
+    static const char mark[] = "#version";
+    Py_ssize_t size = (Py_ssize_t)(sizeof mark - 1);
+    if (PyUnicode_GET_LENGTH(line) < size) return 0;
+    int kind = PyUnicode_KIND(line);
+    const void *data = PyUnicode_DATA(line);
+    for (Py_ssize_t k = 0; k < size; k++)
+        if (PyUnicode_READ(kind, data, k) != (Py_UCS4)(unsigned char)mark[k]) return 0;
+    return 1;
+}
+
+/* json_merges(raw) -> (lefts, rights) or None
+ *
+ * The left and right parts of a tokenizer.json ``merges`` list, as
+ * polytok.models._bpe_merges.read_merges reads them: ``["a b", ...]`` (the first entry a
+ * str: each entry a str with exactly one space, cut there) or ``[["a", "b"], ...]`` (each
+ * entry a list of two str). None for an empty list, a ``#version`` line, or any entry the
+ * pure reader would refuse or read differently: it then reads the list again and names
+ * the entry. HF tokenizers 0.23.3, tokenizers/src/models/bpe/serialization.rs. */
+static PyObject *json_merges(PyObject *self, PyObject *raw) {
+    if (!PyList_CheckExact(raw)) Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(raw);
+    if (n == 0) Py_RETURN_NONE;
+    PyObject *lefts = PyList_New(n);
+    PyObject *rights = lefts == NULL ? NULL : PyList_New(n);
+    if (rights == NULL) goto fail;
+    int legacy = PyUnicode_CheckExact(PyList_GET_ITEM(raw, 0));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* the list may not change under us: nothing here runs Python code */
+        PyObject *entry = PyList_GET_ITEM(raw, i);
+        PyObject *left, *right;
+        if (legacy) {
+            if (exact_str(entry) == NULL) goto give_up;
+            Py_ssize_t length = PyUnicode_GET_LENGTH(entry);
+            Py_ssize_t cut = PyUnicode_FindChar(entry, ' ', 0, length, 1);
+            if (cut == -2) goto fail;
+            if (cut < 0) goto give_up;
+            Py_ssize_t again = PyUnicode_FindChar(entry, ' ', cut + 1, length, 1);
+            if (again == -2) goto fail;
+            if (again >= 0) goto give_up;
+            /* a "#version" line is skipped by the pure reader, which also keeps its position */
+            if (is_version_line(entry)) goto give_up;
+            left = PyUnicode_Substring(entry, 0, cut);
+            if (left == NULL) goto fail;
+            right = PyUnicode_Substring(entry, cut + 1, length);
+            if (right == NULL) {
+                Py_DECREF(left);
+                goto fail;
+            }
+        } else {
+            if (!PyList_CheckExact(entry) || PyList_GET_SIZE(entry) != 2) goto give_up;
+            left = exact_str(PyList_GET_ITEM(entry, 0));
+            right = exact_str(PyList_GET_ITEM(entry, 1));
+            if (left == NULL || right == NULL) goto give_up;
+            Py_INCREF(left);
+            Py_INCREF(right);
+        }
+        PyList_SET_ITEM(lefts, i, left);
+        PyList_SET_ITEM(rights, i, right);
+    }
+    return Py_BuildValue("(NN)", lefts, rights);
+give_up:
+    Py_DECREF(lefts);
+    Py_DECREF(rights);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(lefts);
+    Py_XDECREF(rights);
+    return NULL;
+}
+
+/* merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing) or None
+ *
+ * polytok.models._bpe_merges.merge_ids for the usual case: the vocabulary's value for each
+ * left part, right part and merged token (left + right without its leading `prefix`), and
+ * whether no right part is `prefix` itself. None (the pure function then runs, and names
+ * the missing token) when a part is not an exact str, a token is missing, `prefix` is not
+ * ASCII, a right part does not start with a non-empty `prefix`, or the lists differ in length. HF tokenizers 0.23.3,
+ * tokenizers/src/models/bpe/model.rs (BpeBuilder::build). */
+static PyObject *merge_ids(PyObject *self, PyObject *args) {
+    PyObject *vocab, *lefts, *rights, *prefix;
+    if (!PyArg_ParseTuple(args, "O!O!O!U:merge_ids", &PyDict_Type, &vocab, &PyList_Type, &lefts,
+                          &PyList_Type, &rights, &prefix))
+        return NULL;
+    /* a non-ASCII prefix: the pure function measures it in UTF-8 bytes (and may refuse it) */
+    if (!PyDict_CheckExact(vocab) || !PyUnicode_CheckExact(prefix) || !PyUnicode_IS_ASCII(prefix))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(lefts);
+    if (PyList_GET_SIZE(rights) != n) Py_RETURN_NONE;
+    Py_ssize_t skip = PyUnicode_GET_LENGTH(prefix);
+    PyObject *left_ids = PyList_New(n);
+    PyObject *right_ids = left_ids == NULL ? NULL : PyList_New(n);
+    PyObject *merged_ids = right_ids == NULL ? NULL : PyList_New(n);
+    if (merged_ids == NULL) goto fail;
+    int growing = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* a vocabulary key with its own __eq__ could run Python code during a lookup:
+         * every object used after a lookup is held, and the list sizes checked again */
+        if (i >= PyList_GET_SIZE(lefts) || i >= PyList_GET_SIZE(rights)) goto give_up;
+        PyObject *left = exact_str(PyList_GET_ITEM(lefts, i));
+        PyObject *right = exact_str(PyList_GET_ITEM(rights, i));
+        if (left == NULL || right == NULL) goto give_up;
+        Py_INCREF(left);
+        Py_INCREF(right);
+        PyObject *merged = NULL, *a = NULL, *b = NULL, *m = NULL;
+        a = PyDict_GetItemWithError(vocab, left);
+        Py_XINCREF(a);
+        if (a != NULL) {
+            b = PyDict_GetItemWithError(vocab, right);
+            Py_XINCREF(b);
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(right);
+        int state = a != NULL && b != NULL ? 1 : (PyErr_Occurred() ? -1 : 0);
+        if (state == 1) {
+            if (skip == 0) {
+                merged = PyUnicode_Concat(left, right);
+            } else {
+                Py_ssize_t match = PyUnicode_Tailmatch(right, prefix, 0, skip, -1);
+                if (match == 1) {
+                    PyObject *tail = PyUnicode_Substring(right, skip, length);
+                    merged = tail == NULL ? NULL : PyUnicode_Concat(left, tail);
+                    Py_XDECREF(tail);
+                }
+                if (match == 0) state = 0;
+            }
+            if (state == 1 && merged == NULL) state = -1;
+        }
+        /* with the prefix matched, a right part no longer than it is the prefix itself */
+        if (state == 1 && length == skip) growing = 0;
+        if (state == 1) {
+            m = PyDict_GetItemWithError(vocab, merged);
+            Py_XINCREF(m);
+            if (m == NULL) state = PyErr_Occurred() ? -1 : 0;
+        }
+        Py_XDECREF(merged);
+        Py_DECREF(left);
+        Py_DECREF(right);
+        if (state != 1) {
+            Py_XDECREF(a);
+            Py_XDECREF(b);
+            if (state < 0) goto fail;
+            goto give_up;
+        }
+        PyList_SET_ITEM(left_ids, i, a);
+        PyList_SET_ITEM(right_ids, i, b);
+        PyList_SET_ITEM(merged_ids, i, m);
+    }
+    return Py_BuildValue("(NNNO)", left_ids, right_ids, merged_ids, growing ? Py_True : Py_False);
+give_up:
+    Py_DECREF(left_ids);
+    Py_DECREF(right_ids);
+    Py_DECREF(merged_ids);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(left_ids);
+    Py_XDECREF(right_ids);
+    Py_XDECREF(merged_ids);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"read_pieces", read_pieces, METH_VARARGS,
      "read_pieces(data, pos, end, pieces, scores, types) -> position after the ModelProto pieces read"},
     {"gguf_strings", gguf_strings, METH_VARARGS,
      "gguf_strings(data, pos, end, count, big_endian) -> (list of str, position), or None"},
     {"merge_pairs", merge_pairs, METH_O, "merge_pairs(lines) -> list of (left, right) as llama.cpp cuts them"},
+    {"json_merges", json_merges, METH_O, "json_merges(raw) -> (lefts, rights) of a tokenizer.json merges list, or None"},
+    {"merge_ids", merge_ids, METH_VARARGS,
+     "merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing), or None"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,7 +12,10 @@ the cache). Everything runs in C-level ``map``/``zip`` calls; a Python loop
 runs only to name an error. Rejected: ``str.split`` per legacy line (one small
 list per merge: the collector's passes over the half-parsed file made Llama-3's
 load measurably slower than one split of the joined lines). Numbers:
-bench/README.md, 'Measurements behind design choices'.
+bench/README.md, 'Measurements behind design choices'. The usual lists (every entry
+well formed, every token known) are read in one pass in C (``polytok._kernels.wire``:
+``json_merges``, ``merge_ids``), which answers None for anything else; the Python here
+then reads the list again, and names the entry at fault.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from itertools import repeat
 from operator import add, itemgetter
 from typing import Any
 
+from .. import kernels
 from .._config import join
 from ..errors import FormatError
 
@@ -39,6 +43,11 @@ class UnknownMergeToken(FormatError):
 def merge_ids(vocab: dict[str, int], lefts: list[str], rights: list[str],
               prefix: str) -> tuple[list[int], list[int], list[int], bool]:
     """Ids of each merge's left part, right part and result, and whether every merge grows its left part."""
+    wire = kernels.kernel("wire")
+    if wire is not None and type(lefts) is list and type(rights) is list and type(vocab) is dict:
+        found = wire.merge_ids(vocab, lefts, rights, prefix)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
     get = vocab.get
     left_ids = list(map(get, lefts))
     right_ids = list(map(get, rights))
@@ -87,6 +96,11 @@ def _raise_unknown(left_ids: list[Any], right_ids: list[Any], merged_ids: list[A
 
 def read_merges(raw: list[Any], path: str) -> tuple[list[str], list[str], list[int] | None]:
     """Left and right parts by rank, and each rank's index in `raw` when ``#version`` lines were skipped."""
+    wire = kernels.kernel("wire")
+    if wire is not None and type(raw) is list:
+        found = wire.json_merges(raw)
+        if found is not None:
+            return found[0], found[1], None
     if raw and type(raw[0]) is str:
         return _read_legacy_merges(raw, path)
     valid = set(map(type, raw)) <= {list} and set(map(len, raw)) <= {2}
