@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..regex.split_patterns import CL100K, GPT2, LLAMA3, O200K, R50K
+
 __all__ = ["KnownRanks", "KNOWN_RANKS"]
 
 
@@ -46,21 +48,6 @@ class KnownRanks(NamedTuple):
     eos: str | None = None
 
 
-_R50K = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-_CL100K = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$"""
-           r"""|\s*[\r\n]|\s+(?!\S)|\s""")
-_O200K = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-_LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-           r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-_WHISPER = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 # whisper/tokenizer.py LANGUAGES, in its order: the first 99 (get_encoding's default num_languages)
 _WHISPER_LANGUAGES = [
     "en", "zh", "de", "es", "ru", "ko", "fr", "ja", "pt", "tr", "pl", "ca", "nl", "ar", "sv", "it", "id", "hi", "fi",
@@ -111,22 +98,22 @@ def _whisper_specials(first_id: int) -> dict[str, int]:
 # sha256 of the rank file -> what its loader adds
 KNOWN_RANKS: dict[str, KnownRanks] = {
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930":
-        KnownRanks("r50k_base", _R50K, {_ENDOFTEXT: 50256}),
+        KnownRanks("r50k_base", R50K, {_ENDOFTEXT: 50256}),
     "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069":
-        KnownRanks("p50k_base", _R50K, {_ENDOFTEXT: 50256}),
+        KnownRanks("p50k_base", R50K, {_ENDOFTEXT: 50256}),
     "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7":
-        KnownRanks("cl100k_base", _CL100K, {_ENDOFTEXT: 100257, "<|fim_prefix|>": 100258,
+        KnownRanks("cl100k_base", CL100K, {_ENDOFTEXT: 100257, "<|fim_prefix|>": 100258,
                                             "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260,
                                             _ENDOFPROMPT: 100276}),
     "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d":
-        KnownRanks("o200k_base", _O200K, {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018}),
+        KnownRanks("o200k_base", O200K, {_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018}),
     "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126":
-        KnownRanks("whisper-multilingual", _WHISPER, _whisper_specials(50257),
+        KnownRanks("whisper-multilingual", GPT2, _whisper_specials(50257),
                    bos="<|startoftranscript|>", eos="<|endoftext|>"),
     "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55":
-        KnownRanks("llama3", _LLAMA3, _numbered(128000, _LLAMA3_NAMED, 256, "reserved_special_token", 2),
+        KnownRanks("llama3", LLAMA3, _numbered(128000, _LLAMA3_NAMED, 256, "reserved_special_token", 2),
                    bos="<|begin_of_text|>", eos="<|end_of_text|>"),
     "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed":
-        KnownRanks("llama4", _O200K, _numbered(200000, _llama4_named(), 2048, "reserved_special_token", 0),
+        KnownRanks("llama4", O200K, _numbered(200000, _llama4_named(), 2048, "reserved_special_token", 0),
                    bos="<|begin_of_text|>", eos="<|end_of_text|>"),
 }

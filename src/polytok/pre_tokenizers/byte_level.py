@@ -43,16 +43,12 @@ from ..bounded_cache import BoundedCache
 from ..errors import not_utf8
 from ..normalized import NormalizedString
 from ..regex.oniguruma import compile_onig
+from ..regex.split_patterns import GPT2, GPT2_FACTORED
 from ..text.byte_alphabet import BYTES_TO_CHARS, byte_level_flags
 from .base import PreTokenizerBase
 from .split_behavior import PatternProof, RegexSplitter
 
-# upstream (byte_level.rs, RE)
-GPT2_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-# polytok: the contractions share their apostrophe, which `regex` runs faster (bench/README.md). Same
-# matches: the alternatives keep their order and nothing follows them, so the first one
-# that matches at a position is still the match. compile_onig leaves the rest unchanged.
-_GPT2_FACTORED = r"'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+GPT2_PATTERN = GPT2  # upstream (byte_level.rs, RE); ByteLevel compiles GPT2_FACTORED, the same matches
 
 # What is proven of the GPT-2 pattern (`parallel.resumable_scan` stops scans with it). Its letter, number,
 # ``[^\s\p{L}\p{N}]`` and ``\s`` alternatives partition all chars, so the matches tile any
@@ -100,7 +96,7 @@ class ByteLevel(PreTokenizerBase):
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
         self.splits_pieces = use_regex
-        self._splitter = RegexSplitter(compile_onig(_GPT2_FACTORED, "ByteLevel"), "isolated", proof=_GPT2_PROOF)
+        self._splitter = RegexSplitter(compile_onig(GPT2_FACTORED, "ByteLevel"), "isolated", proof=_GPT2_PROOF)
         self._byte_forms = _ByteLevelCache()
         self._mapped = self._byte_forms.__getitem__
 

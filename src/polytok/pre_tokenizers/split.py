@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from .._config import required
 from ..regex.oniguruma import Pattern, compile_literal, compile_onig, read_pattern
+from ..regex.split_patterns import LLAMA3, QWEN2
 from .split_behavior import (
     Behavior,
     EmptyMatches,
@@ -52,10 +53,7 @@ from .split_behavior import (
 # - ``\s*[\r\n]+``, ``\s+(?!\S)`` and ``\s+``, which read the whole run of white space that
 #   starts where the match does, and the char after it: ``\s*[\r\n]+`` stops at the run's last
 #   line break, however many spaces follow it.
-_LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-           r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-_QWEN2 = _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}", 1)
-_PROVEN_ISOLATED = dict.fromkeys((_LLAMA3, _QWEN2), PatternProof(decided_within=2, reads_space_runs=True))
+_PROVEN_ISOLATED = dict.fromkeys((LLAMA3, QWEN2), PatternProof(decided_within=2, reads_space_runs=True))
 
 
 class Split(SplittingPreTokenizer):

@@ -19,47 +19,20 @@ from functools import partial
 from .. import kernels
 from . import oniguruma
 from .fancy import translate_fancy
+from .split_patterns import CL100K, GPT2, GPT2_FACTORED, LLAMA3, O200K, QWEN2, R50K, TEKKEN
 
 __all__ = ["KNOWN", "scanner_for"]
 
-_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-_GPT2_FACTORED = r"'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-_R50K = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-_LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-           r"|\s*[\r\n]+|\s+(?!\S)|\s+")
-_QWEN2 = _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}", 1)
-_CL100K = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$"""
-           r"""|\s*[\r\n]|\s+(?!\S)|\s""")
-_O200K = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-# Mistral tekken (tekken.json "pattern"): o200k's word rules without the contractions, one digit a piece
-_TEKKEN = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*""",
-    r"""\p{N}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
-
 # (source pattern, dialects it is known in) -> scanner name (`polytok._kernels.split.SCANNERS`)
 _SOURCES: list[tuple[str, tuple[str, ...], str]] = [
-    (_GPT2, ("onig", "fancy"), "gpt2"),          # HF ByteLevel's RE; whisper's pat_str
-    (_GPT2_FACTORED, ("onig",), "gpt2"),         # polytok's ByteLevel spelling (pre_tokenizers.byte_level)
-    (_R50K, ("fancy",), "gpt2"),                 # r50k_base / p50k_base
-    (_LLAMA3, ("onig", "fancy"), "llama3"),      # Llama 3 tokenizer.json / llama3 ranks / tekken v3
-    (_QWEN2, ("onig", "fancy"), "qwen2"),        # Qwen2 / Qwen2.5 / Qwen3 tokenizer.json
-    (_CL100K, ("fancy",), "cl100k"),          # cl100k_base
-    (_O200K, ("onig", "fancy"), "o200k"),        # o200k_base, GPT-4o tokenizer.json, llama4 ranks
-    (_TEKKEN, ("fancy", "onig"), "tekken"),      # tekken.json (Mistral Nemo and later)
+    (GPT2, ("onig", "fancy"), "gpt2"),  # HF ByteLevel's RE; whisper's pat_str
+    (GPT2_FACTORED, ("onig",), "gpt2"),  # polytok's ByteLevel spelling (pre_tokenizers.byte_level)
+    (R50K, ("fancy",), "gpt2"),  # r50k_base / p50k_base
+    (LLAMA3, ("onig", "fancy"), "llama3"),  # Llama 3 tokenizer.json / llama3 ranks / tekken v3
+    (QWEN2, ("onig", "fancy"), "qwen2"),  # Qwen2 / Qwen2.5 / Qwen3 tokenizer.json
+    (CL100K, ("fancy",), "cl100k"),  # cl100k_base
+    (O200K, ("onig", "fancy"), "o200k"),  # o200k_base, GPT-4o tokenizer.json, llama4 ranks
+    (TEKKEN, ("fancy", "onig"), "tekken"),  # tekken.json (Mistral Nemo and later)
 ]
 
 
