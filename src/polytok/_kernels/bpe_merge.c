@@ -42,6 +42,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_util.h"
+
 #define NONE_RANK INT32_MAX
 #define STACK_SYMBOLS 64         /* words up to this long merge in stack arrays */
 #define GIL_FREE_SYMBOLS 4096    /* words at least this long merge without the GIL */
@@ -55,15 +57,6 @@ typedef struct {
     Py_ssize_t mask;
     Py_ssize_t used;
 } IntMap;
-
-static inline uint64_t mix64(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return h;
-}
 
 static void intmap_free(IntMap *m) {
     PyMem_Free(m->keys);
@@ -627,27 +620,8 @@ static Py_ssize_t merge_symbols(const Merger *m, int32_t *sym, Py_ssize_t n) {
 
 /* The UTF-8 bytes of `cp` into `out`: their count, or -1 for a surrogate (not UTF-8). */
 static inline int utf8_bytes(Py_UCS4 cp, uint8_t *out) {
-    if (cp < 0x80) {
-        out[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (uint8_t)(0xC0 | cp >> 6);
-        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 2;
-    }
     if (cp >= 0xD800 && cp <= 0xDFFF) return -1;
-    if (cp < 0x10000) {
-        out[0] = (uint8_t)(0xE0 | cp >> 12);
-        out[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (uint8_t)(0xF0 | cp >> 18);
-    out[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
-    out[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
-    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 4;
+    return utf8_encode(cp, out);
 }
 
 /* `BPE._symbols` of word[start..end) (no affixes): the initial symbol ids into `sym` (room for

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "charsmap_joiners.h"
+#include "kernel_util.h"
 
 #define GIL_FREE_BYTES 4096 /* texts at least this long are walked without the GIL */
 
@@ -117,29 +118,6 @@ static inline int is_continuation(unsigned char byte) {
 /* length of the UTF-8 character whose lead byte is `lead` (valid UTF-8 assumed) */
 static inline Py_ssize_t utf8_length(unsigned char lead) {
     return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-}
-
-static int utf8_of(Py_UCS4 cp, unsigned char *out) {
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (cp >> 6));
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (cp >> 12));
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (cp >> 18));
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 static int64_t plainness(const Charsmap *self, const unsigned char *c, Py_ssize_t n);
@@ -622,7 +600,7 @@ static Outcome map_plain(const Charsmap *self, int kind, const void *text, Py_ss
         Py_UCS4 cp = PyUnicode_READ(kind, text, i);
         if (cp >= 0xD800 && cp < 0xE000) return FALLBACK; /* the pure path cannot encode it */
         unsigned char c[4];
-        int n = utf8_of(cp, c);
+        int n = utf8_encode(cp, c);
         const char *new;
         Py_ssize_t new_len;
         if (transform_char(self, c, n, &new, &new_len) != DONE) return FALLBACK;

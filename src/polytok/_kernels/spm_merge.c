@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_util.h"
+
 enum { MODE_SPELL = 0, MODE_UNK = 1, MODE_BYTE_FALLBACK = 2 };
 
 #define MAX_WORD ((Py_ssize_t)1 << 28) /* characters; longer words take the pure path */
@@ -73,12 +75,7 @@ hash_cps(const Py_UCS4 *cps, Py_ssize_t len)
         h ^= (uint64_t)cps[i];
         h *= 0x100000001b3ULL;
     }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+    return mix64(h);
 }
 
 static void

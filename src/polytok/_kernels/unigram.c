@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_util.h"
+
 #define SHIFT_AT 100000.0 /* sentencepiece's score reset bound (pure: SHIFT_AT) */
 #define GIL_FREE_CHARS 256 /* words at least this long run without the GIL */
 
@@ -466,30 +468,6 @@ static inline PyObject *id_object(const Lattice *L, int32_t id) {
     return id >= 0 && id < L->size ? L->id_objects[id] : L->unk_object;
 }
 
-/* UTF-8 bytes of one code point; a lone surrogate as its three bytes (Python's "surrogatepass"). */
-static int utf8_of(Py_UCS4 cp, unsigned char out[4]) {
-    if (cp < 0x80) {
-        out[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (cp >> 6));
-        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (cp >> 12));
-        out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (unsigned char)(0xF0 | (cp >> 18));
-    out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* The final ids of a path holding unknown nodes, with unknown_runs="collapse" (unigram.py
  * `_rewrite_unknown`): without byte fallback, each run of unknown nodes is one unknown id
  * (`collapse_runs`); with it, each unknown node is the <0xHH> pieces of its text's UTF-8
@@ -504,7 +482,7 @@ static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssiz
             in_run = 0;
         } else if (L->byte_fallback) {
             unsigned char bytes[4];
-            for (Py_ssize_t i = start; i < end; i++) total += utf8_of(PyUnicode_READ(kind, data, i), bytes);
+            for (Py_ssize_t i = start; i < end; i++) total += utf8_encode(PyUnicode_READ(kind, data, i), bytes);
         } else {
             total += !in_run;
             in_run = 1;
@@ -523,7 +501,7 @@ static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssiz
         } else if (L->byte_fallback) {
             for (Py_ssize_t i = start; i < end; i++) {
                 unsigned char bytes[4];
-                int length = utf8_of(PyUnicode_READ(kind, data, i), bytes);
+                int length = utf8_encode(PyUnicode_READ(kind, data, i), bytes);
                 for (int b = 0; b < length; b++) {
                     int32_t byte_id = L->byte_ids[bytes[b]];
                     if (byte_id < 0) {
