@@ -16,7 +16,7 @@ Reproduces HF tokenizers 0.23.3, tokenizers/src/models/wordpiece/: ``mod.rs``
 Candidates longer than the longest vocabulary entry are skipped without a
 lookup (they cannot match), and words are cached. The compiled kernel
 ``polytok._kernels.wordpiece`` (when built) runs the same greedy match over a
-code-point trie, with the same word cache.
+hash table of the vocabulary's code-point strings, with the same word cache.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class WordPiece(VocabLookup):
         self._table = self._compiled_table()
 
     def _compiled_table(self) -> Any:
-        """The kernel's trie of the vocabulary, or None on the pure-Python path."""
+        """The kernel's table of the vocabulary, or None on the pure-Python path."""
         module = kernels.kernel("wordpiece")
         if module is None:
             return None
