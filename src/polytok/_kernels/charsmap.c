@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "charsmap_joiners.h"
+#include "kernel_api.h"
 #include "kernel_util.h"
 
 #define GIL_FREE_BYTES 4096 /* texts at least this long are walked without the GIL */
@@ -540,6 +541,27 @@ static PyObject *Charsmap_sentencepiece(Charsmap *self, PyObject *const *args, P
     return finish(&out, outcome);
 }
 
+/* The capsule's `sentencepiece` (kernel_api.h): `Charsmap_sentencepiece` on UTF-8, without the GIL. */
+static int api_sentencepiece(PyObject *charsmap, const unsigned char *text, Py_ssize_t size,
+                             const unsigned char *space, Py_ssize_t space_len, int prefix, int suffix,
+                             int remove_extra, char **out, Py_ssize_t *out_size) {
+    *out = NULL;
+    *out_size = 0;
+    if (space_len <= 0) return 1;
+    Buffer buf = {NULL, 0, 0, 0};
+    Spaces sp = {space, space_len, remove_extra, 0, remove_extra};
+    Outcome outcome = NO_MEMORY;
+    if (size <= (PY_SSIZE_T_MAX - 16) / 2 && buffer_reserve(&buf, size + size / 2 + 16) == 0)
+        outcome = sentencepiece_walk((const Charsmap *)charsmap, text, size, &sp, prefix, suffix, &buf);
+    if (outcome == DONE && !buf.failed) {
+        *out = buf.data;
+        *out_size = buf.size;
+        return 0;
+    }
+    PyMem_RawFree(buf.data);
+    return outcome == FALLBACK ? 1 : -1;
+}
+
 /* -- HF grapheme path ---------------------------------------------------------------- */
 
 static uint8_t bmp_joiner[0x10000 / 8];
@@ -723,5 +745,15 @@ PyMODINIT_FUNC PyInit_charsmap(void) {
         Py_DECREF(m);
         return NULL;
     }
+    static CharsmapAPI api;
+    api.type = &CharsmapType;
+    api.sentencepiece = api_sentencepiece;
+    PyObject *capsule = PyCapsule_New(&api, CHARSMAP_API_NAME, NULL);
+    if (!capsule || PyModule_AddObjectRef(m, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(capsule);
     return m;
 }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_api.h"
 #include "kernel_util.h"
 
 enum { MODE_SPELL = 0, MODE_UNK = 1, MODE_BYTE_FALLBACK = 2 };
@@ -699,6 +700,54 @@ merge_word(Work *w, int32_t n, int32_t *out, Py_ssize_t *count)
     return 0;
 }
 
+/* Bytes of scratch for a word of n (< 2**28) characters: heap (3n pairs), cps (4n), length/nxt/prev/entry
+ * (16n), out (4n ids), fixed (n). */
+static size_t
+scratch_bytes(size_t un)
+{
+    return un * sizeof(Pair) * 3 + un * sizeof(Py_UCS4) + un * sizeof(int32_t) * 8 + un;
+}
+
+/* Carves `block` (scratch_bytes(n)) into w's arrays; returns the code point array, sets *out. */
+static Py_UCS4 *
+carve_scratch(Work *w, char *p, size_t un, int32_t **out)
+{
+    w->heap = (Pair *)p;
+    p += un * sizeof(Pair) * 3;
+    Py_UCS4 *cps = (Py_UCS4 *)p;
+    p += un * sizeof(Py_UCS4);
+    w->length = (int32_t *)p;
+    p += un * sizeof(int32_t);
+    w->nxt = (int32_t *)p;
+    p += un * sizeof(int32_t);
+    w->prev = (int32_t *)p;
+    p += un * sizeof(int32_t);
+    w->entry = (int32_t *)p;
+    p += un * sizeof(int32_t);
+    *out = (int32_t *)p;
+    p += un * sizeof(int32_t) * 4;
+    w->fixed = (uint8_t *)p;
+    return cps;
+}
+
+/* Stack scratch for words of up to STACK_CHARS characters. */
+typedef struct {
+    int32_t length[STACK_CHARS], nxt[STACK_CHARS], prev[STACK_CHARS], entry[STACK_CHARS];
+    uint8_t fixed[STACK_CHARS];
+    Pair heap[3 * STACK_CHARS];
+} SmallScratch;
+
+static void
+use_small(Work *w, SmallScratch *s)
+{
+    w->length = s->length;
+    w->nxt = s->nxt;
+    w->prev = s->prev;
+    w->entry = s->entry;
+    w->fixed = s->fixed;
+    w->heap = s->heap;
+}
+
 /* The ids of `word` as a new list, or Py_None (new reference) where the pure path must run. */
 static PyObject *
 word_ids(Merger *m, PyObject *word)
@@ -710,60 +759,31 @@ word_ids(Merger *m, PyObject *word)
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     if (n >= MAX_WORD)
         Py_RETURN_NONE;
-    /* scratch: cps (4n), length/nxt/prev/entry (16n), fixed (n), heap (3n pairs), out (4n ids) */
+    SmallScratch small;
     Py_UCS4 s_cps[STACK_CHARS];
-    int32_t s_length[STACK_CHARS], s_nxt[STACK_CHARS], s_prev[STACK_CHARS], s_entry[STACK_CHARS];
     int32_t s_out[4 * STACK_CHARS];
-    uint8_t s_fixed[STACK_CHARS];
-    Pair s_heap[3 * STACK_CHARS];
     void *block = NULL;
     Work w;
     int32_t *out;
+    Py_UCS4 *cps;
     w.m = m;
     if (n <= STACK_CHARS) {
-        w.length = s_length;
-        w.nxt = s_nxt;
-        w.prev = s_prev;
-        w.entry = s_entry;
-        w.fixed = s_fixed;
-        w.heap = s_heap;
+        use_small(&w, &small);
         out = s_out;
-        Py_UCS4 *cps = s_cps;
-        int kind = PyUnicode_KIND(word);
-        const void *data = PyUnicode_DATA(word);
-        for (Py_ssize_t i = 0; i < n; i++)
-            cps[i] = PyUnicode_READ(kind, data, i);
-        w.cps = cps;
+        cps = s_cps;
     }
     else {
-        /* n < 2**28: every size below fits in size_t without overflow */
-        size_t un = (size_t)n;
-        size_t bytes = un * sizeof(Pair) * 3 + un * sizeof(Py_UCS4) + un * sizeof(int32_t) * 8 + un;
-        block = PyMem_Malloc(bytes);
+        size_t un = (size_t)n; /* n < 2**28: no size below overflows */
+        block = PyMem_Malloc(scratch_bytes(un));
         if (block == NULL)
             return PyErr_NoMemory();
-        char *p = block;
-        w.heap = (Pair *)p;
-        p += un * sizeof(Pair) * 3;
-        Py_UCS4 *cps = (Py_UCS4 *)p;
-        p += un * sizeof(Py_UCS4);
-        w.length = (int32_t *)p;
-        p += un * sizeof(int32_t);
-        w.nxt = (int32_t *)p;
-        p += un * sizeof(int32_t);
-        w.prev = (int32_t *)p;
-        p += un * sizeof(int32_t);
-        w.entry = (int32_t *)p;
-        p += un * sizeof(int32_t);
-        out = (int32_t *)p;
-        p += un * sizeof(int32_t) * 4;
-        w.fixed = (uint8_t *)p;
-        int kind = PyUnicode_KIND(word);
-        const void *data = PyUnicode_DATA(word);
-        for (Py_ssize_t i = 0; i < n; i++)
-            cps[i] = PyUnicode_READ(kind, data, i);
-        w.cps = cps;
+        cps = carve_scratch(&w, block, un, &out);
     }
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    for (Py_ssize_t i = 0; i < n; i++)
+        cps[i] = PyUnicode_READ(kind, data, i);
+    w.cps = cps;
     Py_ssize_t count = 0;
     int status;
     if (n >= RELEASE_GIL_FROM) {
@@ -794,6 +814,34 @@ word_ids(Merger *m, PyObject *word)
     }
     PyMem_Free(block);
     return result;
+}
+
+/* The capsule's `word_ids` (kernel_api.h): `word_ids` on code points, without the GIL. */
+static int
+api_word_ids(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count)
+{
+    *count = 0;
+    if (n >= MAX_WORD)
+        return 1;
+    SmallScratch small;
+    void *block = NULL;
+    Work w;
+    int32_t *unused_out;
+    w.m = (const Merger *)merger;
+    w.cps = cps;
+    if (n <= STACK_CHARS) {
+        use_small(&w, &small);
+    }
+    else {
+        size_t un = (size_t)n;
+        block = PyMem_RawMalloc(scratch_bytes(un));
+        if (block == NULL)
+            return -1;
+        carve_scratch(&w, block, un, &unused_out);
+    }
+    int status = merge_word(&w, (int32_t)n, out, count);
+    PyMem_RawFree(block);
+    return status;
 }
 
 /* The cached ids of `word` (a borrowed reference to the cache's list, or a new one in *owned),
@@ -978,5 +1026,15 @@ PyInit_spm_merge(void)
         Py_DECREF(module);
         return NULL;
     }
+    static SpmMergeAPI api;
+    api.type = &MergerType;
+    api.word_ids = api_word_ids;
+    PyObject *capsule = PyCapsule_New(&api, SPM_MERGE_API_NAME, NULL);
+    if (capsule == NULL || PyModule_AddObjectRef(module, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_DECREF(capsule);
     return module;
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_api.h"
 #include "kernel_util.h"
 
 #define SHIFT_AT 100000.0 /* sentencepiece's score reset bound (pure: SHIFT_AT) */
@@ -638,6 +639,70 @@ done:
     return result;
 }
 
+/* The capsule's `text_ids` (kernel_api.h): `nodes(word, False)` on code points, without the GIL.
+ * Decides only where the ids are final there: no unknown node, or unknown_runs="collapse" with an
+ * unknown id (runs collapsed) or byte fallback (each unknown node spelled; a byte without a piece
+ * leaves it to the pure path, which raises). */
+static int api_text_ids(PyObject *lattice, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
+    const Lattice *L = (const Lattice *)lattice;
+    *count = 0;
+    if (!L->ready || n > MAX_CHARS) return 1;
+    if (n == 0) return 0;
+    size_t slots = (size_t)n + 1;
+    Link *link = PyMem_RawMalloc(slots * sizeof(Link));
+    void *best = PyMem_RawMalloc(slots * (L->float32 ? sizeof(float) : sizeof(double)));
+    int status = -1;
+    if (!link || !best) goto done;
+    for (size_t i = 0; i < slots; i++) link[i].start = -1;
+    status = 1;
+    if (L->float32) {
+        ((float *)best)[0] = 0.0f;
+        walk32(L, PyUnicode_4BYTE_KIND, cps, n, best, link);
+    } else {
+        ((double *)best)[0] = 0.0;
+        if (walk64(L, PyUnicode_4BYTE_KIND, cps, n, best, link) >= 0) goto done; /* the pure path raises */
+    }
+    int unknown = 0;
+    int32_t next = -1;
+    for (Py_ssize_t end = n; end > 0;) {
+        int32_t start = link[end].start;
+        int32_t id = link[end].id;
+        if (id == L->unk_id) unknown = 1;
+        else if (id < 0 || id >= L->size) goto done;
+        link[end].start = next;
+        next = (int32_t)end;
+        end = start;
+    }
+    if (unknown && (!L->collapse || L->unk_id < 0 || L->unk_id >= L->size)) goto done;
+    Py_ssize_t k = 0;
+    int in_run = 0;
+    for (Py_ssize_t end = next, start = 0; end > 0; start = end, end = link[end].start) {
+        int32_t id = link[end].id;
+        if (id != L->unk_id) {
+            out[k++] = id;
+            in_run = 0;
+        } else if (L->byte_fallback) {
+            for (Py_ssize_t i = start; i < end; i++) {
+                unsigned char bytes[4];
+                int length = utf8_encode(cps[i], bytes);
+                for (int b = 0; b < length; b++) {
+                    if (L->byte_ids[bytes[b]] < 0) goto done;
+                    out[k++] = L->byte_ids[bytes[b]];
+                }
+            }
+        } else if (!in_run) {
+            out[k++] = id;
+            in_run = 1;
+        }
+    }
+    *count = k;
+    status = 0;
+done:
+    PyMem_RawFree(link);
+    PyMem_RawFree(best);
+    return status;
+}
+
 static PyObject *Lattice_reduce(Lattice *self, PyObject *unused) {
     PyErr_SetString(PyExc_TypeError, "a Lattice is not picklable: its owner rebuilds it after unpickling");
     return NULL;
@@ -682,5 +747,15 @@ PyMODINIT_FUNC PyInit_unigram(void) {
         Py_DECREF(m);
         return NULL;
     }
+    static UnigramAPI api;
+    api.type = &LatticeType;
+    api.text_ids = api_text_ids;
+    PyObject *capsule = PyCapsule_New(&api, UNIGRAM_API_NAME, NULL);
+    if (!capsule || PyModule_AddObjectRef(m, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(capsule);
     return m;
 }
