@@ -240,6 +240,13 @@ class AddedVocabulary:
     def has_normalized(self) -> bool:
         return self._normed is not None
 
+    def cuts_text(self, parse_special: bool) -> bool:
+        """Whether `split_raw` or `split_normalized` can cut a text in this mode: false when every
+        entry is a special token and specials are read as text (or there is no entry)."""
+        if parse_special:
+            return bool(self.id_to_entry)
+        return any(token.content not in self.special_contents for token in self.id_to_entry.values())
+
     # -- splitting --------------------------------------------------------------------
 
     def split_raw(self, text: str, parse_special: bool) -> list[Split]:
@@ -347,6 +354,11 @@ class LongestFirstPartition:
         self.__init__(state[0])  # type: ignore[misc]
 
     has_normalized = False  # all of llama.cpp's matching is on the raw text
+
+    def cuts_text(self, parse_special: bool) -> bool:
+        """Whether `split` can cut a text in this mode: false when only CONTROL and UNKNOWN
+        entries exist and special markers are read as text (or there is no entry)."""
+        return any(parse_special or entry.always for entry in self._entries)
 
     def parsed_only(self) -> list[PartitionEntry]:
         """The entries matched only when special markers are parsed (llama.cpp's CONTROL and

@@ -45,6 +45,8 @@ class Model(Protocol):
 
     def caches(self) -> list[BoundedCache[Any]]: ...
 
+    def batch_kernel(self) -> Any: ...
+
 
 REGISTRY: dict[str, Any] = {}
 

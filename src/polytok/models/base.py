@@ -9,7 +9,9 @@ vocabulary lookups; the rest is defined here from them:
 - ``token_value(id, piece, start, end)``: the token string HF shows in ``Encoding.tokens``,
   the id's vocabulary entry; where the id has none (llama.cpp's ``-1`` for an RWKV byte
   that starts no token), the text the token covers;
-- ``caches()``: the bounded word caches `polytok.parallel` may fill; none by default.
+- ``caches()``: the bounded word caches `polytok.parallel` may fill; none by default;
+- ``batch_kernel()``: the compiled model `polytok._kernels.batch` can run without Python
+  (SPM's merger, Unigram's lattice), or None.
 
 BPE and WordPiece override the two bulk calls (their word caches are looked up in one
 pass), every model but RWKV overrides ``token_value`` with HF's rule for its type, and each
@@ -68,3 +70,7 @@ class ModelBase(ABC):
     def caches(self) -> list[BoundedCache[Any]]:
         """The bounded word caches this model fills as it runs."""
         return []
+
+    def batch_kernel(self) -> Any:
+        """The compiled form of `tokenize` that `polytok._kernels.batch` chains, or None."""
+        return None

@@ -178,6 +178,9 @@ class SPM(PieceListLookup):
             return self._kernel.tokenize(piece, self._cache, self._fresh_ids)  # type: ignore[no-any-return]
         return self._cache.ids(piece, self._tokens)
 
+    def batch_kernel(self) -> Any:
+        return self._kernel
+
     def tokenize_all(self, words: list[str]) -> list[int]:
         if self._kernel is not None:
             return self._kernel.tokenize_all(words, self._cache, self._fresh_ids)  # type: ignore[no-any-return]

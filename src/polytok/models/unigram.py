@@ -220,6 +220,9 @@ class Unigram(PieceListLookup):
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return list(self._tokens(piece)) if piece else []
 
+    def batch_kernel(self) -> Any:
+        return self._lattice
+
 
     # -- internals ----------------------------------------------------------
 

@@ -24,6 +24,8 @@ class Normalizer(Protocol):
 
     def normalize_aligned(self, ns: NormalizedString) -> None: ...
 
+    def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None: ...
+
 
 REGISTRY: dict[str, Any] = {}
 

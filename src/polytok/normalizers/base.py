@@ -1,14 +1,15 @@
 """`NormalizerBase`: what every normalizer inherits.
 
 A normalizer writes both entry points of the `Normalizer` protocol, the fast
-``normalize(text)`` and the offset-keeping ``normalize_aligned(ns)``; nothing else is
-asked of it, so the base only declares the two, for mypy to check each component
-against.
+``normalize(text)`` and the offset-keeping ``normalize_aligned(ns)``; the base declares
+the two, for mypy to check each component against, and ``batch_kernel()``: the compiled
+form `polytok._kernels.batch` can run without Python (none by default).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 from ..normalized import NormalizedString
 
@@ -21,3 +22,8 @@ class NormalizerBase(ABC):
 
     @abstractmethod
     def normalize_aligned(self, ns: NormalizedString) -> None: ...
+
+    def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None:
+        """``(charsmap kernel, space, prefix, suffix, remove_extra)`` where `normalize` is the
+        compiled charsmap's sentencepiece walk with those space rules, else None."""
+        return None

@@ -334,6 +334,12 @@ class Precompiled(NormalizerBase):
         units = len(self.charsmap.units) if self.charsmap is not None else 0
         return f"Precompiled(<{units} trie units>{', longest match' if self._longest else ''})"
 
+    def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None:
+        if self._kernel is None or self._longest is None:
+            return None
+        space, prefix, suffix, remove_extra = self._spaces
+        return self._kernel, space, prefix, suffix, remove_extra
+
     def normalize(self, text: str) -> str:
         if self._kernel is not None:
             done: str | None = (self._kernel.sentencepiece(text, *self._spaces) if self._longest is not None

@@ -44,6 +44,8 @@ class PreTokenizer(Protocol):
 
     def caches(self) -> list[BoundedCache[Any]]: ...
 
+    def batch_split(self) -> str | None: ...
+
 
 REGISTRY: dict[str, Any] = {}
 

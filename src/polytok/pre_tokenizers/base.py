@@ -13,7 +13,8 @@ defined here:
 - ``pre_tokenize_each(pieces)``: every piece pre-tokenized with ``at_origin`` False, the
   words concatenated (the call Sequence and the long-text counter make for a member
   that does not read ``at_origin``; ByteLevel overrides it with one pass over all pieces);
-- ``caches()``: the bounded word caches `polytok.parallel` may fill; none by default.
+- ``caches()``: the bounded word caches `polytok.parallel` may fill; none by default;
+- ``batch_split()``: the cut `polytok._kernels.batch` makes for it, or None (most).
 """
 
 from __future__ import annotations
@@ -50,3 +51,8 @@ class PreTokenizerBase(ABC):
     def caches(self) -> list[BoundedCache[Any]]:
         """The bounded word caches this pre-tokenizer fills as it runs."""
         return []
+
+    def batch_split(self) -> str | None:
+        """One character c where this pre-tokenizer cuts a text before every run of c but at its
+        start, and nothing else (``Split("c+", merged_with_next)``); None for any other."""
+        return None

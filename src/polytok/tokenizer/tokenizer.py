@@ -35,6 +35,8 @@ from ..decoders import IdsDecoder
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import EmptyMatchError, LoneSurrogateError, lone_surrogate_in
 from ..facts import FormatFacts
+from ..gc_pause import gc_paused
+from ..kernels import kernel
 from ..models import Model
 from ..normalizers import Normalizer
 from ..post_processors import PostProcessor
@@ -65,6 +67,7 @@ class SpecialSplit(Protocol):
 
     def split_normalized(self, text: str, parse_special: bool) -> list[tuple[int, int, int | None]]: ...
 
+    def cuts_text(self, parse_special: bool) -> bool: ...
 
 
 class Tokenizer(PostProcess, OffsetsPath):
@@ -238,12 +241,19 @@ class Tokenizer(PostProcess, OffsetsPath):
             texts: the inputs.
             add_special: as for `encode`.
             special: as for `encode`.
-            workers: processes to share the work (`polytok.parallel`); None (default)
-                uses every core for batches of at least `parallel.MIN_CHARS` characters,
-                1 encodes in this process. The ids are the same either way.
+            workers: processes to share the work (`polytok.parallel`), or threads where
+                every stage has a compiled form (`batch_pipeline`); None (default) uses
+                every core for batches of at least `parallel.MIN_CHARS` characters
+                (`parallel.threads.THREAD_MIN_CHARS` on threads), 1 encodes in this
+                thread. The ids are the same either way.
         """
         from .. import parallel
 
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be >= 1, not {workers}")
+        pipeline = self.batch_pipeline(parses_special(self.default_special if special is None else special))
+        if pipeline is not None and all(type(t) is str for t in texts):
+            return self._encode_compiled(pipeline, texts, workers, add_special, special)  # type: ignore[arg-type]
         if workers is None:
             big = len(texts) > 1 and sum(len(t) for t in texts) >= parallel.MIN_CHARS
             workers = parallel.available_workers() if big else 1
@@ -254,6 +264,59 @@ class Tokenizer(PostProcess, OffsetsPath):
                                           workers=min(workers, len(texts)))
         else:
             out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+        if self.padding is not None:
+            target = self.padding.target([len(ids) for ids in out])
+            out = [self._pad_ids(ids, target) for ids in out]
+        return out
+
+    def batch_pipeline(self, parse_special: bool) -> Any:
+        """Every stage chained in compiled code (``polytok._kernels.batch.Pipeline``), or None
+        where a stage has no compiled form or a text could hold a special token in this mode.
+
+        The pipeline runs the fast path's stages for a text with no special token (the
+        normalizer on the whole text, the pre-tokenizer, the model on each word) with the
+        GIL released, so `encode_batch` shares a batch over threads; what it leaves
+        undecided for a text goes to `encode`.
+        """
+        module = kernel("batch")
+        if module is None or not self._fast_exact or self._empty_texts \
+                or self.special_split.cuts_text(parse_special):
+            return None
+        model = self.model.batch_kernel()
+        if model is None:
+            return None
+        split = ""
+        if self.pre_tokenizer is not None:
+            found = self.pre_tokenizer.batch_split()
+            if found is None:
+                return None
+            split = found
+        normalizer: tuple[Any, str, bool, bool, bool] = (None, "", False, False, False)
+        if self.normalizer is not None:
+            form = self.normalizer.batch_kernel()
+            if form is None:
+                return None
+            normalizer = form
+        return module.Pipeline(*normalizer, split, model)
+
+    def _encode_compiled(self, pipeline: Any, texts: list[str], workers: int | None, add_special: bool,
+                         special: SpecialTokens | str | None) -> list[list[int]]:
+        """`encode_batch` through `batch_pipeline` on threads, `encode` for what it leaves undecided."""
+        from ..parallel.fork import available_workers
+        from ..parallel.threads import THREAD_MIN_CHARS, encode_on_threads
+
+        if workers is None:
+            big = len(texts) > 1 and sum(map(len, texts)) >= THREAD_MIN_CHARS
+            workers = available_workers() if big else 1
+        with gc_paused():  # many small lists, no cycles (module notes)
+            found = encode_on_threads(pipeline, texts if type(texts) is list else list(texts), workers)
+            finish = self.truncation is not None or self.padding is not None or self.post_processor is not None
+            out: list[list[int]] = []
+            for text, ids in zip(texts, found):
+                if ids is None:
+                    out.append(self.encode(text, add_special=add_special, special=special))
+                else:
+                    out.append(self._finish_ids(ids, None, add_special) if finish else ids)
         if self.padding is not None:
             target = self.padding.target([len(ids) for ids in out])
             out = [self._pad_ids(ids, target) for ids in out]

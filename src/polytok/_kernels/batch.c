@@ -1,0 +1,437 @@
+/* polytok._kernels.batch: many texts through the compiled stages in one call, without the GIL.
+ *
+ * `Pipeline(normalizer, space, prefix, suffix, remove_extra, split, model)` chains the stage
+ * kernels of one tokenizer whose every stage has one (`Tokenizer.encode_batch` decides that,
+ * from each stage's `batch_kernel()`):
+ *
+ * - normalizer: a `charsmap.Charsmap` run with sentencepiece's rules (`Precompiled.normalize`
+ *   with a longest-match table) and its space settings, or None;
+ * - split: "" (none), or one character c: the pre-tokenizer `Split("c+", merged_with_next)`,
+ *   which cuts the text before every run of c but at its start;
+ * - model: a `spm_merge.Merger` (each word) or a `unigram.Lattice` (the whole text).
+ *
+ * They are called through the C entry points their modules offer (kernel_api.h), which touch no
+ * Python object, so `encode(texts, start, stop)` reads the texts, runs every stage on each and
+ * writes the ids with the GIL released, and several threads can run it at once on different
+ * slices of one batch. A text a stage does not decide (kernel_api.h's 1) comes back as None, and
+ * the caller encodes it with the pure pipeline, which gives its ids or raises its error; so does
+ * a text holding a lone surrogate. The stage order is `Tokenizer._text_ids`' for a text with no
+ * special token: normalize the whole text, pre-tokenize it, then the model on each word.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel_api.h"
+#include "kernel_util.h"
+
+enum { MODEL_SPM = 1, MODEL_UNIGRAM = 2 };
+enum { LINE_DONE = 0, LINE_PURE = 1 };
+
+/* -- growable arrays (raw allocator: grown without the GIL) --------------------------- */
+
+typedef struct {
+    void *data;
+    Py_ssize_t cap; /* in items */
+} Grow;
+
+/* Room for `need` items of `size` bytes; -1 when out of memory (or past PY_SSIZE_T_MAX). */
+static int grow(Grow *g, Py_ssize_t need, size_t size) {
+    if (need <= g->cap) return 0;
+    Py_ssize_t cap = g->cap ? g->cap : 256;
+    while (cap < need) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            cap = need;
+            break;
+        }
+        cap *= 2;
+    }
+    if ((size_t)cap > (size_t)PY_SSIZE_T_MAX / size) return -1;
+    void *data = PyMem_RawRealloc(g->data, (size_t)cap * size);
+    if (!data) return -1;
+    g->data = data;
+    g->cap = cap;
+    return 0;
+}
+
+/* -- the object ---------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *normalizer; /* a Charsmap, or NULL */
+    char *space;          /* its space's UTF-8 (raw-allocated) */
+    Py_ssize_t space_len;
+    int prefix, suffix, remove_extra;
+    Py_UCS4 split;        /* 0: no pre-tokenizer */
+    PyObject *model;
+    int model_kind;
+    const CharsmapAPI *charsmap_api;
+    const SpmMergeAPI *spm_api;
+    const UnigramAPI *unigram_api;
+} Pipeline;
+
+static void Pipeline_dealloc(Pipeline *self) {
+    Py_XDECREF(self->normalizer);
+    Py_XDECREF(self->model);
+    PyMem_RawFree(self->space);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"normalizer", "space", "prefix", "suffix", "remove_extra", "split", "model", NULL};
+    PyObject *normalizer, *model;
+    const char *space, *split;
+    Py_ssize_t space_len, split_len;
+    int prefix, suffix, remove_extra;
+    if (self->model) {
+        PyErr_SetString(PyExc_RuntimeError, "Pipeline is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#ppps#O", kwlist, &normalizer, &space, &space_len, &prefix,
+                                     &suffix, &remove_extra, &split, &split_len, &model))
+        return -1;
+    if (normalizer != Py_None) {
+        self->charsmap_api = PyCapsule_Import(CHARSMAP_API_NAME, 0);
+        if (!self->charsmap_api) return -1;
+        if (!PyObject_TypeCheck(normalizer, self->charsmap_api->type)) {
+            PyErr_SetString(PyExc_TypeError, "normalizer must be a charsmap.Charsmap or None");
+            return -1;
+        }
+        if (space_len == 0) {
+            PyErr_SetString(PyExc_ValueError, "the normalizer's space must not be empty");
+            return -1;
+        }
+    }
+    PyObject *split_str = PyUnicode_DecodeUTF8(split, split_len, NULL);
+    if (!split_str) return -1;
+    Py_ssize_t split_chars = PyUnicode_GET_LENGTH(split_str);
+    Py_UCS4 split_cp = split_chars == 1 ? PyUnicode_READ_CHAR(split_str, 0) : 0;
+    Py_DECREF(split_str);
+    if (split_chars > 1 || (split_chars == 1 && split_cp == 0)) {
+        PyErr_SetString(PyExc_ValueError, "split must be \"\" or one character other than NUL");
+        return -1;
+    }
+    PyObject *module_name = PyObject_GetAttrString((PyObject *)Py_TYPE(model), "__module__");
+    if (!module_name) return -1;
+    int is_spm = PyUnicode_CompareWithASCIIString(module_name, "polytok._kernels.spm_merge") == 0;
+    int is_unigram = PyUnicode_CompareWithASCIIString(module_name, "polytok._kernels.unigram") == 0;
+    Py_DECREF(module_name);
+    if (is_spm) {
+        self->spm_api = PyCapsule_Import(SPM_MERGE_API_NAME, 0);
+        if (!self->spm_api) return -1;
+        if (!PyObject_TypeCheck(model, self->spm_api->type)) is_spm = 0;
+    } else if (is_unigram) {
+        self->unigram_api = PyCapsule_Import(UNIGRAM_API_NAME, 0);
+        if (!self->unigram_api) return -1;
+        if (!PyObject_TypeCheck(model, self->unigram_api->type)) is_unigram = 0;
+    }
+    if (!is_spm && !is_unigram) {
+        PyErr_SetString(PyExc_TypeError, "model must be a spm_merge.Merger or a unigram.Lattice");
+        return -1;
+    }
+    self->space = PyMem_RawMalloc((size_t)space_len + 1);
+    if (!self->space) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(self->space, space, (size_t)space_len);
+    self->space_len = space_len;
+    self->prefix = prefix;
+    self->suffix = suffix;
+    self->remove_extra = remove_extra;
+    self->split = split_cp;
+    self->model_kind = is_spm ? MODEL_SPM : MODEL_UNIGRAM;
+    self->normalizer = normalizer == Py_None ? NULL : Py_NewRef(normalizer);
+    self->model = Py_NewRef(model);
+    return 0;
+}
+
+/* -- one text --------------------------------------------------------------------------------- */
+
+typedef struct {
+    Grow utf8;  /* char: the text as UTF-8 */
+    Grow cps;   /* Py_UCS4: the normalized text's code points */
+    Grow ids;   /* int32_t: every text's ids, one after the other */
+    Py_ssize_t n_ids;
+} Scratch;
+
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t length;
+    int ascii;
+} Text;
+
+/* The UTF-8 of a text into s->utf8; 1 for a lone surrogate (the pure path's error), -1 out of memory. */
+static int to_utf8(const Text *t, Scratch *s, const unsigned char **bytes, Py_ssize_t *size) {
+    if (t->ascii) {
+        *bytes = t->data;
+        *size = t->length;
+        return 0;
+    }
+    if (t->length > PY_SSIZE_T_MAX / 4 || grow(&s->utf8, 4 * t->length, 1) < 0) return -1;
+    unsigned char *out = s->utf8.data;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < t->length; i++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        if (c >= 0xD800 && c <= 0xDFFF) return 1;
+        k += utf8_encode(c, out + k);
+    }
+    *bytes = out;
+    *size = k;
+    return 0;
+}
+
+/* Code points of `size` bytes of UTF-8 into s->cps; 1 where the bytes are not valid UTF-8. */
+static int decode_utf8(const unsigned char *b, Py_ssize_t size, Scratch *s, Py_ssize_t *n) {
+    if (grow(&s->cps, size + 1, sizeof(Py_UCS4)) < 0) return -1;
+    Py_UCS4 *out = s->cps.data;
+    Py_ssize_t k = 0, i = 0;
+    while (i < size) {
+        unsigned char lead = b[i];
+        Py_UCS4 c;
+        int more;
+        if (lead < 0x80) {
+            out[k++] = lead;
+            i++;
+            continue;
+        }
+        if (lead >= 0xC2 && lead < 0xE0) {
+            c = lead & 0x1F;
+            more = 1;
+        } else if (lead >= 0xE0 && lead < 0xF0) {
+            c = lead & 0x0F;
+            more = 2;
+        } else if (lead >= 0xF0 && lead < 0xF5) {
+            c = lead & 0x07;
+            more = 3;
+        } else {
+            return 1;
+        }
+        if (more > size - i - 1) return 1;
+        for (int j = 1; j <= more; j++) {
+            if ((b[i + j] & 0xC0) != 0x80) return 1;
+            c = (c << 6) | (b[i + j] & 0x3F);
+        }
+        /* overlong forms, surrogates and values past U+10FFFF */
+        if ((more == 2 && c < 0x800) || (more == 3 && (c < 0x10000 || c > 0x10FFFF)) || (c >= 0xD800 && c <= 0xDFFF))
+            return 1;
+        out[k++] = c;
+        i += more + 1;
+    }
+    *n = k;
+    return 0;
+}
+
+/* The code points of a text with no normalizer into s->cps; 1 for a lone surrogate. */
+static int read_cps(const Text *t, Scratch *s, Py_ssize_t *n) {
+    if (grow(&s->cps, t->length + 1, sizeof(Py_UCS4)) < 0) return -1;
+    Py_UCS4 *out = s->cps.data;
+    for (Py_ssize_t i = 0; i < t->length; i++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        if (c >= 0xD800 && c <= 0xDFFF) return 1;
+        out[i] = c;
+    }
+    *n = t->length;
+    return 0;
+}
+
+/* The model on cps[start:end], the ids appended to s->ids. */
+static int model_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t n = end - start;
+    if (n > (PY_SSIZE_T_MAX - s->n_ids) / 4 || grow(&s->ids, s->n_ids + 4 * n, sizeof(int32_t)) < 0) return -1;
+    const Py_UCS4 *cps = (const Py_UCS4 *)s->cps.data + start;
+    int32_t *out = (int32_t *)s->ids.data + s->n_ids;
+    Py_ssize_t count = 0;
+    int status = p->model_kind == MODEL_SPM ? p->spm_api->word_ids(p->model, cps, n, out, &count)
+                                            : p->unigram_api->text_ids(p->model, cps, n, out, &count);
+    if (status == 0) s->n_ids += count;
+    return status;
+}
+
+/* One text's ids appended to s->ids: 0, LINE_PURE (1) or -1 (out of memory). On 1 or -1, the
+ * caller drops what this text appended. */
+static int encode_text(const Pipeline *p, const Text *t, Scratch *s) {
+    if (t->length == 0) return 0;
+    Py_ssize_t n;
+    int status;
+    if (p->normalizer) {
+        const unsigned char *bytes;
+        Py_ssize_t size;
+        status = to_utf8(t, s, &bytes, &size);
+        if (status) return status;
+        char *normalized;
+        Py_ssize_t normalized_size;
+        status = p->charsmap_api->sentencepiece(p->normalizer, bytes, size, (const unsigned char *)p->space,
+                                                p->space_len, p->prefix, p->suffix, p->remove_extra, &normalized,
+                                                &normalized_size);
+        if (status) return status;
+        status = decode_utf8((const unsigned char *)normalized, normalized_size, s, &n);
+        PyMem_RawFree(normalized);
+        if (status) return status;
+    } else {
+        status = read_cps(t, s, &n);
+        if (status) return status;
+    }
+    if (n == 0) return 0;
+    if (!p->split) return model_ids(p, s, 0, n);
+    const Py_UCS4 *cps = s->cps.data;
+    Py_ssize_t word = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (cps[i] == p->split && cps[i - 1] != p->split) {
+            status = model_ids(p, s, word, i);
+            if (status) return status;
+            cps = s->cps.data;
+            word = i;
+        }
+    }
+    return model_ids(p, s, word, n);
+}
+
+/* encode(texts, start, stop) -> list[list[int] | None]: the ids of texts[start:stop], None for a
+ * text the pure pipeline must encode. */
+static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "encode(texts: list[str], start: int, stop: int)");
+        return NULL;
+    }
+    if (!self->model) {
+        PyErr_SetString(PyExc_RuntimeError, "Pipeline is not initialised");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), stop = PyLong_AsSsize_t(args[2]);
+    if ((start == -1 || stop == -1) && PyErr_Occurred()) return NULL;
+    PyObject *list = args[0];
+    Py_ssize_t size = PyList_GET_SIZE(list);
+    if (start < 0) start = 0;
+    if (stop > size) stop = size;
+    Py_ssize_t count = stop > start ? stop - start : 0;
+    /* The texts are held (a reference each) while the GIL is released: another thread may change the list. */
+    PyObject **held = NULL;
+    Text *texts = NULL;
+    Py_ssize_t *ends = NULL;
+    unsigned char *status = NULL;
+    Scratch s = {{NULL, 0}, {NULL, 0}, {NULL, 0}, 0};
+    PyObject *result = NULL;
+    Py_ssize_t n_held = 0;
+    size_t items = (size_t)(count ? count : 1);
+    held = PyMem_Malloc(items * sizeof(PyObject *));
+    texts = PyMem_Malloc(items * sizeof(Text));
+    ends = PyMem_Malloc(items * sizeof(Py_ssize_t));
+    status = PyMem_Malloc(items);
+    if (!held || !texts || !ends || !status) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; n_held < count; n_held++) {
+        PyObject *text = PyList_GET_ITEM(list, start + n_held);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "encode: texts[%zd] is not a str", start + n_held);
+            goto done;
+        }
+        if (PyUnicode_READY(text) < 0) goto done;
+        held[n_held] = Py_NewRef(text);
+        texts[n_held] = (Text){PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text),
+                               PyUnicode_IS_ASCII(text)};
+    }
+    int out_of_memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t before = s.n_ids;
+        int outcome = encode_text(self, &texts[i], &s);
+        if (outcome < 0) {
+            out_of_memory = 1;
+            break;
+        }
+        if (outcome) s.n_ids = before;
+        status[i] = outcome ? LINE_PURE : LINE_DONE;
+        ends[i] = s.n_ids;
+    }
+    Py_END_ALLOW_THREADS
+    if (out_of_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyList_New(count);
+    if (!result) goto done;
+    const int32_t *ids = s.ids.data;
+    Py_ssize_t from = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item;
+        if (status[i] == LINE_PURE) {
+            item = Py_NewRef(Py_None);
+        } else {
+            item = PyList_New(ends[i] - from);
+            if (!item) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            for (Py_ssize_t k = from; k < ends[i]; k++) {
+                PyObject *id = PyLong_FromLong(ids[k]);
+                if (!id) {
+                    Py_DECREF(item);
+                    Py_CLEAR(result);
+                    goto done;
+                }
+                PyList_SET_ITEM(item, k - from, id);
+            }
+        }
+        from = ends[i];
+        PyList_SET_ITEM(result, i, item);
+    }
+done:
+    for (Py_ssize_t i = 0; i < n_held; i++) Py_DECREF(held[i]);
+    PyMem_Free(held);
+    PyMem_Free(texts);
+    PyMem_Free(ends);
+    PyMem_Free(status);
+    PyMem_RawFree(s.utf8.data);
+    PyMem_RawFree(s.cps.data);
+    PyMem_RawFree(s.ids.data);
+    return result;
+}
+
+static PyObject *Pipeline_reduce(Pipeline *self, PyObject *unused) {
+    PyErr_SetString(PyExc_TypeError, "a Pipeline is not picklable: it is made from its tokenizer's stages");
+    return NULL;
+}
+
+static PyMethodDef Pipeline_methods[] = {
+    {"encode", (PyCFunction)(void (*)(void))Pipeline_encode, METH_FASTCALL,
+     "encode(texts, start, stop) -> list[list[int] | None]: the ids of texts[start:stop], None where the pure "
+     "pipeline must encode a text."},
+    {"__reduce__", (PyCFunction)Pipeline_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject PipelineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.batch.Pipeline",
+    .tp_doc = "Pipeline(normalizer, space, prefix, suffix, remove_extra, split, model): compiled stages chained.",
+    .tp_basicsize = sizeof(Pipeline),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Pipeline_init,
+    .tp_dealloc = (destructor)Pipeline_dealloc,
+    .tp_methods = Pipeline_methods,
+};
+
+static struct PyModuleDef batch_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polytok._kernels.batch",
+    .m_doc = "Many texts through the compiled stages in one call, without the GIL.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit_batch(void) {
+    if (PyType_Ready(&PipelineType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&batch_module);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Pipeline", (PyObject *)&PipelineType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
