@@ -70,9 +70,15 @@ typedef struct {
     const CharsmapAPI *charsmap_api;
     const SpmMergeAPI *spm_api;
     const UnigramAPI *unigram_api;
+    PyObject **ints;      /* ints[id]: one shared int object per id met so far (NULL: not yet) */
+    Py_ssize_t n_ints;
 } Pipeline;
 
+#define MAX_SHARED_ID (1 << 24) /* larger ids get an int object each */
+
 static void Pipeline_dealloc(Pipeline *self) {
+    for (Py_ssize_t i = 0; i < self->n_ints; i++) Py_XDECREF(self->ints[i]);
+    PyMem_Free(self->ints);
     Py_XDECREF(self->normalizer);
     Py_XDECREF(self->model);
     PyMem_RawFree(self->space);
@@ -150,12 +156,89 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
 
 /* -- one text --------------------------------------------------------------------------------- */
 
+/* A word cache for one call (per-word models): words of at most CACHED_CHARS code points and
+ * their ids, in an open-addressing table over two pools. Emptied when half full. */
+#define CACHED_CHARS 48
+#define CACHE_SLOTS_MIN ((Py_ssize_t)1 << 12)
+#define CACHE_SLOTS_MAX ((Py_ssize_t)1 << 17)
+
+typedef struct {
+    uint32_t hash;
+    int32_t n_cps; /* 0: empty slot */
+    int32_t cps_at, ids_at, n_ids;
+} CacheSlot;
+
+typedef struct {
+    CacheSlot *slots;
+    Py_ssize_t n_slots, used;
+    Grow cps;   /* Py_UCS4 */
+    Grow ids;   /* int32_t */
+    Py_ssize_t cps_used, ids_used;
+} WordCache;
+
 typedef struct {
     Grow utf8;  /* char: the text as UTF-8 */
     Grow cps;   /* Py_UCS4: the normalized text's code points */
     Grow ids;   /* int32_t: every text's ids, one after the other */
     Py_ssize_t n_ids;
+    WordCache cache;
 } Scratch;
+
+static uint32_t word_hash(const Py_UCS4 *cps, Py_ssize_t n) {
+    uint64_t h = (uint64_t)n;
+    for (Py_ssize_t i = 0; i < n; i++) h = mix64(h ^ cps[i]) + 0x9E3779B97F4A7C15ULL;
+    return (uint32_t)(h >> 32);
+}
+
+/* The slot of cps[0:n] (its entry, or the empty slot where it would go). */
+static CacheSlot *cache_slot(const WordCache *c, const Py_UCS4 *cps, Py_ssize_t n, uint32_t hash) {
+    Py_ssize_t mask = c->n_slots - 1, at = (Py_ssize_t)hash & mask;
+    for (;;) {
+        CacheSlot *slot = &c->slots[at];
+        if (slot->n_cps == 0) return slot;
+        if (slot->hash == hash && slot->n_cps == n &&
+            memcmp((const Py_UCS4 *)c->cps.data + slot->cps_at, cps, (size_t)n * sizeof(Py_UCS4)) == 0)
+            return slot;
+        at = (at + 1) & mask;
+    }
+}
+
+/* Remembers cps[0:n] -> ids[0:count]; 0, or -1 out of memory (the cache is then left empty). */
+static int cache_add(WordCache *c, const Py_UCS4 *cps, Py_ssize_t n, uint32_t hash, const int32_t *ids,
+                     Py_ssize_t count) {
+    if (!c->slots || c->used * 2 >= c->n_slots) {
+        Py_ssize_t size = !c->slots ? CACHE_SLOTS_MIN : c->n_slots < CACHE_SLOTS_MAX ? c->n_slots * 2 : c->n_slots;
+        if (size != c->n_slots) {
+            CacheSlot *slots = PyMem_RawRealloc(c->slots, (size_t)size * sizeof(CacheSlot));
+            if (!slots) return -1;
+            c->slots = slots;
+            c->n_slots = size;
+        }
+        /* emptied (also when it grew: the entries are cheap to make again) */
+        memset(c->slots, 0, (size_t)c->n_slots * sizeof(CacheSlot));
+        c->used = c->cps_used = c->ids_used = 0;
+    }
+    if (c->cps_used > INT32_MAX - n || c->ids_used > INT32_MAX - count) return 0; /* pools full: not cached */
+    if (grow(&c->cps, c->cps_used + n, sizeof(Py_UCS4)) < 0 || grow(&c->ids, c->ids_used + count, sizeof(int32_t)) < 0)
+        return -1;
+    CacheSlot *slot = cache_slot(c, cps, n, hash);
+    memcpy((Py_UCS4 *)c->cps.data + c->cps_used, cps, (size_t)n * sizeof(Py_UCS4));
+    memcpy((int32_t *)c->ids.data + c->ids_used, ids, (size_t)count * sizeof(int32_t));
+    *slot = (CacheSlot){hash, (int32_t)n, (int32_t)c->cps_used, (int32_t)c->ids_used, (int32_t)count};
+    c->cps_used += n;
+    c->ids_used += count;
+    c->used++;
+    return 0;
+}
+
+static void scratch_free(Scratch *s) {
+    PyMem_RawFree(s->utf8.data);
+    PyMem_RawFree(s->cps.data);
+    PyMem_RawFree(s->ids.data);
+    PyMem_RawFree(s->cache.slots);
+    PyMem_RawFree(s->cache.cps.data);
+    PyMem_RawFree(s->cache.ids.data);
+}
 
 typedef struct {
     int kind;
@@ -245,10 +328,29 @@ static int model_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t
     const Py_UCS4 *cps = (const Py_UCS4 *)s->cps.data + start;
     int32_t *out = (int32_t *)s->ids.data + s->n_ids;
     Py_ssize_t count = 0;
-    int status = p->model_kind == MODEL_SPM ? p->spm_api->word_ids(p->model, cps, n, out, &count)
-                                            : p->unigram_api->text_ids(p->model, cps, n, out, &count);
-    if (status == 0) s->n_ids += count;
-    return status;
+    if (p->model_kind == MODEL_UNIGRAM) {
+        int status = p->unigram_api->text_ids(p->model, cps, n, out, &count);
+        if (status == 0) s->n_ids += count;
+        return status;
+    }
+    WordCache *cache = &s->cache;
+    uint32_t hash = 0;
+    if (n <= CACHED_CHARS) {
+        hash = word_hash(cps, n);
+        if (cache->slots) {
+            const CacheSlot *slot = cache_slot(cache, cps, n, hash);
+            if (slot->n_cps) {
+                memcpy(out, (const int32_t *)cache->ids.data + slot->ids_at, (size_t)slot->n_ids * sizeof(int32_t));
+                s->n_ids += slot->n_ids;
+                return 0;
+            }
+        }
+    }
+    int status = p->spm_api->word_ids(p->model, cps, n, out, &count);
+    if (status != 0) return status;
+    if (n <= CACHED_CHARS && cache_add(cache, cps, n, hash, out, count) < 0) return -1;
+    s->n_ids += count;
+    return 0;
 }
 
 /* One text's ids appended to s->ids: 0, LINE_PURE (1) or -1 (out of memory). On 1 or -1, the
@@ -290,6 +392,26 @@ static int encode_text(const Pipeline *p, const Text *t, Scratch *s) {
     return model_ids(p, s, word, n);
 }
 
+/* A new reference to the int `id`, shared across calls (the GIL held): building the lists then
+ * costs no allocation per id. */
+static PyObject *id_object(Pipeline *self, int32_t id) {
+    if (id < 0 || id >= MAX_SHARED_ID) return PyLong_FromLong(id);
+    if (id >= self->n_ints) {
+        Py_ssize_t size = self->n_ints ? self->n_ints : 1024;
+        while (size <= id) size *= 2;
+        PyObject **ints = PyMem_Realloc(self->ints, (size_t)size * sizeof(PyObject *));
+        if (!ints) return PyErr_NoMemory();
+        memset(ints + self->n_ints, 0, (size_t)(size - self->n_ints) * sizeof(PyObject *));
+        self->ints = ints;
+        self->n_ints = size;
+    }
+    if (!self->ints[id]) {
+        self->ints[id] = PyLong_FromLong(id);
+        if (!self->ints[id]) return NULL;
+    }
+    return Py_NewRef(self->ints[id]);
+}
+
 /* encode(texts, start, stop) -> list[list[int] | None]: the ids of texts[start:stop], None for a
  * text the pure pipeline must encode. */
 static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -313,7 +435,8 @@ static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize
     Text *texts = NULL;
     Py_ssize_t *ends = NULL;
     unsigned char *status = NULL;
-    Scratch s = {{NULL, 0}, {NULL, 0}, {NULL, 0}, 0};
+    Scratch s;
+    memset(&s, 0, sizeof s);
     PyObject *result = NULL;
     Py_ssize_t n_held = 0;
     size_t items = (size_t)(count ? count : 1);
@@ -369,7 +492,7 @@ static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize
                 goto done;
             }
             for (Py_ssize_t k = from; k < ends[i]; k++) {
-                PyObject *id = PyLong_FromLong(ids[k]);
+                PyObject *id = id_object(self, ids[k]);
                 if (!id) {
                     Py_DECREF(item);
                     Py_CLEAR(result);
@@ -387,9 +510,7 @@ done:
     PyMem_Free(texts);
     PyMem_Free(ends);
     PyMem_Free(status);
-    PyMem_RawFree(s.utf8.data);
-    PyMem_RawFree(s.cps.data);
-    PyMem_RawFree(s.ids.data);
+    scratch_free(&s);
     return result;
 }
 
