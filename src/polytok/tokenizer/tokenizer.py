@@ -263,7 +263,8 @@ class Tokenizer(PostProcess, OffsetsPath):
             out = parallel.encode_in_pool(self, texts, add_special=add_special, special=special,
                                           workers=min(workers, len(texts)))
         else:
-            out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+            with gc_paused():  # the collector held off between texts too, not only within each (module notes)
+                out = [self.encode(t, add_special=add_special, special=special) for t in texts]
         if self.padding is not None:
             target = self.padding.target([len(ids) for ids in out])
             out = [self._pad_ids(ids, target) for ids in out]
