@@ -25,7 +25,7 @@ import polytok
 from kernels._compiled import compiled
 from polytok import kernels
 from polytok.errors import FormatError
-from polytok.formats.gguf import _merge_pairs
+from polytok.formats.gguf import _merge_list, _merge_pairs, read_gguf_vocab
 from polytok.formats.gguf_reader import parse_gguf_metadata
 from polytok.formats.sentencepiece import read_model_proto
 
@@ -321,6 +321,48 @@ def test_random_merge_lines(lines: list[str]) -> None:
     with kernels.pure_path():
         pure = _merge_pairs(lines)
     assert fast == pure
+
+
+def _merge_list_both(lines: list[str]) -> tuple[Any, list[tuple[str, str]]]:
+    fast = _merge_list(lines)
+    with kernels.pure_path():
+        pure = _merge_list(lines)
+    return fast, pure
+
+
+def test_merge_list_alike(wire: Any) -> None:
+    lines = [line for line in MERGE_LINES if line.find(" ", 1) >= 0] * 2 + ["é ü", "a b", "ab cd", "a bc"]
+    fast, pure = _merge_list_both(lines)
+    assert type(fast) is not list and list(fast) == pure and len(fast) == len(pure)
+    assert [fast[i] for i in range(-len(fast), len(fast))] == pure + pure
+    assert list(fast[1:3]) == pure[1:3] and fast[-1] == ("a", "bc")
+    assert pure[:3] == [("a", "b"), (" ", ""), (" a", "b")] and ("a", "b") not in pure[1:]
+    # the parts are shared: one str per distinct text
+    assert fast[0][0] is fast[-1][0]
+    # a line with no cut: the pure path, whose ("", "") the BPE model then refuses
+    assert type(_merge_list(["a b", "ab", "a b"])) is list
+    assert wire.gguf_merges(["a b", "ab"]) is None
+    assert wire.gguf_merges(["a b", 3]) is None and wire.gguf_merges(("a b",)) is None
+    assert wire.gguf_merges([]) == ([], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab \u00e9\U0001f600\u2581\u0120\0"), min_size=0, max_size=5),
+                max_size=40))
+def test_random_merge_lists(lines: list[str]) -> None:
+    fast, pure = _merge_list_both(lines)
+    assert list(fast) == pure
+    found = compiled("wire").gguf_merges(lines)
+    assert (found is None) == any(line.find(" ", 1) < 0 for line in lines)
+
+
+@pytest.mark.parametrize("name", GGUF_VOCAB_NAMES)
+def test_gguf_merge_lists_alike(wire: Any, name: str) -> None:
+    lines = read_gguf_vocab(gguf_vocab_path(name)).merges
+    if lines is None:
+        pytest.skip("no merges")
+    fast, pure = _merge_list_both(lines)
+    assert list(fast) == pure
 
 
 @settings(max_examples=300, deadline=None)

@@ -3,7 +3,7 @@
  * one call into plain Python lists.
  *
  * The compiled half of polytok.formats.sentencepiece (read_model_proto),
- * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_build_bpe) and
+ * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_merge_pairs, _merge_list) and
  * polytok.models._bpe_merges (read_merges, merge_ids), which define the semantics. These functions never raise a FormatError: on anything
  * they do not read exactly as the pure reader does (a broken length, invalid UTF-8, an
  * unusual field), they stop or answer None, and the pure reader takes over from there,
@@ -22,6 +22,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "kernel_util.h"
 
 /* A varint of at most 10 bytes at data[*pos] (before end): 1 and the value, or 0. */
 static int read_varint(const unsigned char *data, Py_ssize_t *pos, Py_ssize_t end, uint64_t *value) {
@@ -237,6 +239,159 @@ fail:
     return NULL;
 }
 
+/* The distinct parts of the merge lines: one str per distinct text, however many merges name
+ * it (a 262k-token vocabulary has some 515k merges but at most 262k distinct parts). */
+typedef struct {
+    PyObject **texts;  /* owned */
+    uint64_t *hashes;  /* of each text's code points (part_hash) */
+    Py_ssize_t count, capacity;
+    uint32_t *slots;   /* index + 1 into texts, 0 empty; a power of two, at most three quarters full */
+    size_t mask;
+} Parts;
+
+/* A hash of the code points line[start:end] (not of their storage: a part may be stored
+ * narrower than its line). */
+static uint64_t part_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    uint64_t h = 0xCBF29CE484222325ULL;
+    for (Py_ssize_t k = start; k < end; k++) h = (h ^ PyUnicode_READ(kind, data, k)) * 0x100000001B3ULL;
+    return mix64(h ^ (uint64_t)(end - start));
+}
+
+static int part_equals(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    if (PyUnicode_GET_LENGTH(text) != end - start) return 0;
+    int text_kind = PyUnicode_KIND(text);
+    const void *text_data = PyUnicode_DATA(text);
+    for (Py_ssize_t k = start; k < end; k++)
+        if (PyUnicode_READ(text_kind, text_data, k - start) != PyUnicode_READ(kind, data, k)) return 0;
+    return 1;
+}
+
+static int parts_grow(Parts *parts) {
+    if (parts->capacity > (PY_SSIZE_T_MAX / 4) / (Py_ssize_t)sizeof(uint64_t) ||
+        parts->capacity >= (Py_ssize_t)(UINT32_MAX / 2)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t capacity = parts->capacity ? 2 * parts->capacity : 1024;
+    PyObject **texts = PyMem_Realloc(parts->texts, (size_t)capacity * sizeof(PyObject *));
+    if (texts == NULL) goto no_memory;
+    parts->texts = texts;
+    uint64_t *hashes = PyMem_Realloc(parts->hashes, (size_t)capacity * sizeof(uint64_t));
+    if (hashes == NULL) goto no_memory;
+    parts->hashes = hashes;
+    parts->capacity = capacity;
+    /* slots: a power of two at least 4/3 of the capacity, so the table is never fuller than 3/4 */
+    size_t size = 16;
+    while (size < (size_t)capacity + (size_t)capacity / 3) size <<= 1;
+    uint32_t *slots = PyMem_Calloc(size, sizeof(uint32_t));
+    if (slots == NULL) goto no_memory;
+    for (Py_ssize_t i = 0; i < parts->count; i++) {
+        size_t slot = (size_t)parts->hashes[i] & (size - 1);
+        while (slots[slot] != 0) slot = (slot + 1) & (size - 1);
+        slots[slot] = (uint32_t)(i + 1);
+    }
+    PyMem_Free(parts->slots);
+    parts->slots = slots;
+    parts->mask = size - 1;
+    return 0;
+no_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* The index of the part line[start:end], added when new: >= 0, or -1 on an error. */
+static Py_ssize_t part_index(Parts *parts, PyObject *line, Py_ssize_t start, Py_ssize_t end) {
+    int kind = PyUnicode_KIND(line);
+    const void *data = PyUnicode_DATA(line);
+    uint64_t hash = part_hash(kind, data, start, end);
+    if (parts->count == parts->capacity && parts_grow(parts) < 0) return -1;
+    size_t slot = (size_t)hash & parts->mask;
+    for (; parts->slots[slot] != 0; slot = (slot + 1) & parts->mask) {
+        Py_ssize_t i = (Py_ssize_t)parts->slots[slot] - 1;
+        if (parts->hashes[i] == hash && part_equals(parts->texts[i], kind, data, start, end)) return i;
+    }
+    PyObject *text = PyUnicode_Substring(line, start, end);
+    if (text == NULL) return -1;
+    Py_ssize_t i = parts->count++;
+    parts->texts[i] = text;
+    parts->hashes[i] = hash;
+    parts->slots[slot] = (uint32_t)(i + 1);
+    return i;
+}
+
+/* gguf_merges(lines) -> (lefts, rights) or None
+ *
+ * The pairs of polytok.formats.gguf._merge_list for the usual merges list: each line cut as
+ * merge_pairs cuts it, and a pair listed again dropped (its first copy keeps the rank). Equal
+ * parts are one str (less memory, and the BPE model hashes each once); the pairs are then
+ * told apart by their two part indexes. None, and the pure path runs, when a line is not an
+ * exact str or has no cut (the pure pairs of such lines are all ("", ""), and BPE then names
+ * the line). */
+static PyObject *gguf_merges(PyObject *self, PyObject *lines) {
+    if (!PyList_CheckExact(lines)) Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(lines);
+    /* a pair is two 32-bit part indexes; the table of pairs is sized for n */
+    if (n >= (Py_ssize_t)(UINT32_MAX / 2) || n > PY_SSIZE_T_MAX / 64) Py_RETURN_NONE;
+    Parts parts = {NULL, NULL, 0, 0, NULL, 0};
+    PyObject *result = NULL, *lefts = NULL, *rights = NULL;
+    uint32_t *pairs = NULL;  /* left and right part index of each distinct pair, in order */
+    uint64_t *seen = NULL;   /* (left << 32 | right) + 1 of each distinct pair, 0 empty */
+    Py_ssize_t kept = 0;
+    size_t size = 16;
+    while (size < (size_t)n + (size_t)n / 3) size <<= 1;
+    seen = PyMem_Calloc(size, sizeof(uint64_t));
+    pairs = seen == NULL ? NULL : PyMem_Malloc((size_t)(n ? n : 1) * 2 * sizeof(uint32_t));
+    if (pairs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* nothing here runs Python code (every line is an exact str), so the list stays as it is */
+        PyObject *line = PyList_GET_ITEM(lines, i);
+        if (!PyUnicode_CheckExact(line)) goto give_up;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(line);
+        Py_ssize_t cut = length > 1 ? PyUnicode_FindChar(line, ' ', 1, length, 1) : -1;
+        if (cut == -2) goto done;
+        if (cut < 0) goto give_up;
+        Py_ssize_t left = part_index(&parts, line, 0, cut);
+        Py_ssize_t right = left < 0 ? -1 : part_index(&parts, line, cut + 1, length);
+        if (right < 0) goto done;
+        uint64_t key = ((uint64_t)left << 32 | (uint64_t)right) + 1;
+        size_t slot = (size_t)mix64(key) & (size - 1);
+        while (seen[slot] != 0 && seen[slot] != key) slot = (slot + 1) & (size - 1);
+        if (seen[slot] == key) continue;
+        seen[slot] = key;
+        pairs[2 * kept] = (uint32_t)left;
+        pairs[2 * kept + 1] = (uint32_t)right;
+        kept++;
+    }
+    lefts = PyList_New(kept);
+    rights = lefts == NULL ? NULL : PyList_New(kept);
+    if (rights == NULL) goto done;
+    for (Py_ssize_t k = 0; k < kept; k++) {
+        PyObject *left = parts.texts[pairs[2 * k]], *right = parts.texts[pairs[2 * k + 1]];
+        Py_INCREF(left);
+        Py_INCREF(right);
+        PyList_SET_ITEM(lefts, k, left);
+        PyList_SET_ITEM(rights, k, right);
+    }
+    result = PyTuple_Pack(2, lefts, rights);
+    goto done;
+give_up:
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(lefts);
+    Py_XDECREF(rights);
+    for (Py_ssize_t i = 0; i < parts.count; i++) Py_DECREF(parts.texts[i]);
+    PyMem_Free(parts.texts);
+    PyMem_Free(parts.hashes);
+    PyMem_Free(parts.slots);
+    PyMem_Free(seen);
+    PyMem_Free(pairs);
+    return result;
+}
+
 /* `item` when it is an exact str, else NULL (a subclass included). */
 static PyObject *exact_str(PyObject *item) { return PyUnicode_CheckExact(item) ? item : NULL; }
 
@@ -407,6 +562,7 @@ static PyMethodDef methods[] = {
     {"gguf_strings", gguf_strings, METH_VARARGS,
      "gguf_strings(data, pos, end, count, big_endian) -> (list of str, position), or None"},
     {"merge_pairs", merge_pairs, METH_O, "merge_pairs(lines) -> list of (left, right) as llama.cpp cuts them"},
+    {"gguf_merges", gguf_merges, METH_O, "gguf_merges(lines) -> (lefts, rights) of the distinct merge lines, or None"},
     {"json_merges", json_merges, METH_O, "json_merges(raw) -> (lefts, rights) of a tokenizer.json merges list, or None"},
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing), or None"},

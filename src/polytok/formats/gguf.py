@@ -13,26 +13,28 @@ attribute and EOG rules of `polytok.formats.gguf_token_attrs.llama_specials`.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from itertools import compress
+from typing import TYPE_CHECKING, Any, overload
 
 import regex
 
 if TYPE_CHECKING:
+    from ..pre_tokenizers.llama_pre_types import PreType
     from ..tokenizer import Tokenizer as TokenizerType
 
 from .. import kernels
 from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
-from ..models._bpe_merges import UnknownMergeToken
-from ..pre_tokenizers.llama_pre_types import PreType, pre_type
 from .gguf_keys import KEY_TYPES, General, Tokenizer
 from .gguf_keys import Tokenizer as Tokenizer_keys
 from .gguf_reader import GGUFMetadata, ValueType, read_gguf_metadata
 from .gguf_token_attrs import LlamaSpecials, llama_specials
 
 _BYTE_TYPE = 6  # llama_token_type LLAMA_TOKEN_TYPE_BYTE
-_BYTE_TEXT = regex.compile(r"<0x[0-9A-Fa-f]{2}>")
+_BYTE_TEXT = r"<0x[0-9A-Fa-f]{2}>"  # re's cache compiles it on first use (a file with BYTE tokens)
 _STRING_ARRAY = (ValueType.ARRAY, ValueType.STRING)
 
 # tokenizer.ggml.model → (vocabulary type, default special ids)
@@ -74,6 +76,7 @@ class GGUFVocab:
     model: str
     vocab_type: str
     texts: list[str]
+    token_ids: dict[str, int]  # each text's last id, as llama.cpp's token_to_id map
     token_types: list[int] | None
     scores: list[float] | None
     merges: list[str] | None
@@ -83,9 +86,10 @@ class GGUFVocab:
     metadata: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def detokenizer(self) -> LlamaDetokenizer:
-        from ..models.rwkv import unescape
-
         f, ids = self.flags, self.specials.ids
+        unescape: Callable[[str], bytes] | None = None
+        if self.vocab_type == "rwkv":
+            from ..models.rwkv import unescape
         return LlamaDetokenizer(self.texts, self.specials.attrs, self.vocab_type, rwkv_unescape=unescape,
                                 escape_whitespaces=f["escape_whitespaces"], clean_spaces=f["clean_spaces"],
                                 add_space_prefix=f["add_space_prefix"], add_bos=f["add_bos"], add_eos=f["add_eos"],
@@ -117,15 +121,19 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
         merges = _string_list(meta, Tokenizer.MERGES)
     pre = None
     if vocab_type == "bpe":
+        from ..pre_tokenizers.llama_pre_types import pre_type
+
         pre = pre_type("gemma4" if model == "gemma4" else kv.get(Tokenizer.PRE), Tokenizer.PRE)
     flags = _flags(vocab_type, pre, kv)
     if pre is not None and pre.bos_none:
         default_ids = {k: v for k, v in default_ids.items() if k != "bos"}
     ids = _special_ids(default_ids, kv, len(texts))
+    token_ids = dict(zip(texts, range(len(texts))))
     specials = llama_specials(texts, token_types, ids, pre=str(kv.get(Tokenizer.PRE) or ""),
                               architecture=str(kv.get(General.ARCHITECTURE) or ""),
-                              name=str(kv.get(General.NAME) or ""))
-    return GGUFVocab(name, model, vocab_type, texts, token_types, scores, merges, pre, flags, specials, kv)
+                              name=str(kv.get(General.NAME) or ""), by_text=token_ids)
+    return GGUFVocab(name, model, vocab_type, texts, token_ids, token_types, scores, merges, pre, flags, specials,
+                     kv)
 
 
 def _check_types(meta: GGUFMetadata) -> None:
@@ -146,8 +154,8 @@ def _check_byte_tokens(texts: list[str], token_types: Any, file: str) -> None:
     (llama-vocab.cpp token_to_byte, which aborts for other vocabulary types), so refuse it at load."""
     if token_types is None or _BYTE_TYPE not in token_types:
         return
-    for i, kind in enumerate(token_types):
-        if kind == _BYTE_TYPE and not _BYTE_TEXT.fullmatch(texts[i]):
+    for i in compress(range(len(token_types)), map(_BYTE_TYPE.__eq__, token_types)):
+        if not re.fullmatch(_BYTE_TEXT, texts[i]):
             raise FormatError(f"token {i} {texts[i]!r} has type BYTE but is not written <0xNN>", file=file,
                               key=f"{Tokenizer.TOKEN_TYPE}[{i}]")
 
@@ -248,8 +256,25 @@ def _newline_id(vocab: GGUFVocab, tok: TokenizerType) -> int | None:
         return found if found is not None else pad
     if vocab.vocab_type == "wpm":
         return pad
+    if vocab.vocab_type == "bpe":
+        found = _one_symbol_id(tok, "\n")
+        if found is not None:
+            return found
     ids = tok.encode("\n", add_special=False, special="text")
     return ids[0] if ids else pad
+
+
+def _one_symbol_id(tok: TokenizerType, text: str) -> int | None:
+    """The id a BPE tokenizer gives `text` when its stages leave one word of one character that
+    is a vocabulary entry (a single symbol: no merge applies), else None. What ``encode`` would
+    give, without building the model's merge tables at load."""
+    splits = tok.split_special(text, False)
+    if len(splits) != 1 or splits[0][2] is not None or tok.special_split.has_normalized:
+        return None
+    words = tok.pre_tokens(tok.normalize(text))
+    if len(words) != 1 or len(words[0]) != 1:
+        return None
+    return tok.model.token_to_id(words[0])
 
 
 def _build_spm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
@@ -291,21 +316,20 @@ def _spm_word_cut(texts: list[str]) -> Any:
 
 
 def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
+    from ..models._bpe_merges import UnknownMergeToken
     from ..models.bpe import BPE
     from ..normalizers.replace import Replace
     from ..pre_tokenizers.llama_regex_split import LlamaRegexSplit
 
     assert vocab.pre is not None
-    # the first of each pair, in order (duplicates keep their first rank)
-    merges = dict.fromkeys(_merge_pairs(vocab.merges or []))
-    ids = dict(zip(vocab.texts, range(len(vocab.texts))))
+    merges = _merge_list(vocab.merges or [])
     try:
-        model = BPE(ids, list(merges), ignore_merges=vocab.flags["ignore_merges"],
+        model = BPE(vocab.token_ids, merges, ignore_merges=vocab.flags["ignore_merges"],
                     byte_fallback=not vocab.pre.byte_encode, unknown_chars="block")
     except UnknownMergeToken as exc:
         # llama.cpp stores merges as string pairs and never checks them against the vocabulary
         # (llama-vocab.cpp load, bpe_ranks.emplace); polytok's BPE needs ids, so it refuses the file
-        pair = list(merges)[exc.rank]
+        pair = merges[exc.rank]
         index = next((i for i, text in enumerate(vocab.merges or []) if text == f"{pair[0]} {pair[1]}"), exc.rank)
         raise FormatError(exc.reason, file=vocab.file, key=f"{Tokenizer_keys.MERGES}[{index}]") from None
     normalizer = Replace(" ", "\u2581") if vocab.flags["escape_whitespaces"] else None
@@ -324,6 +348,45 @@ def _merge_pairs(lines: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+def _merge_list(lines: list[str]) -> Sequence[tuple[str, str]]:
+    """The pairs of the merge lines (`_merge_pairs`) in order, each pair once: a pair listed again
+    keeps its first rank, as llama.cpp's ``bpe_ranks.emplace``. The compiled reader gives them in
+    one pass as two lists (no tuple per merge), or None for a line it leaves to the pure path."""
+    wire = kernels.kernel("wire")
+    if wire is not None:
+        found = wire.gguf_merges(lines)
+        if found is not None:
+            return _MergePairs(*found)
+    return list(dict.fromkeys(_merge_pairs(lines)))
+
+
+class _MergePairs(Sequence[tuple[str, str]]):
+    """``(left, right)`` pairs held as two lists: no tuple per merge (a BPE load reads the
+    lefts and the rights apart; iterating makes each tuple as it goes)."""
+
+    __slots__ = ("lefts", "rights")
+
+    def __init__(self, lefts: list[str], rights: list[str]) -> None:
+        if len(lefts) != len(rights):
+            raise ValueError(f"{len(lefts)} left parts for {len(rights)} right parts")
+        self.lefts, self.rights = lefts, rights
+
+    def __len__(self) -> int:
+        return len(self.lefts)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> _MergePairs: ...
+    def __getitem__(self, index: int | slice) -> tuple[str, str] | _MergePairs:
+        if isinstance(index, slice):
+            return _MergePairs(self.lefts[index], self.rights[index])
+        return self.lefts[index], self.rights[index]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return zip(self.lefts, self.rights)
+
+
 def _build_wpm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     import sys
 
@@ -334,7 +397,7 @@ def _build_wpm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     unk_text = vocab.texts[unk] if unk is not None else "[UNK]"
     lowercase = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_LOWERCASE, True))
     strip_accents = bool(vocab.metadata.get(Tokenizer_keys.NORMALIZER_STRIP_ACCENTS, lowercase))
-    model = WordPiece(dict(zip(vocab.texts, range(len(vocab.texts)))), unk_text, "", sys.maxsize)
+    model = WordPiece(vocab.token_ids, unk_text, "", sys.maxsize)
     return model, None, LlamaWordPieceSplit(lowercase=lowercase, strip_accents=strip_accents)
 
 

@@ -26,6 +26,7 @@ The matching itself (the partition split) is an algorithm and lives in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 
@@ -90,17 +91,20 @@ class LlamaSpecials:
         return LongestFirstPartition(entries)
 
 
-def llama_specials(texts: list[str], token_types: list[int] | None, ids: dict[str, int | None], *,
-                   pre: str = "", architecture: str = "", name: str = "") -> LlamaSpecials:
+def llama_specials(texts: list[str], token_types: Sequence[int] | None, ids: dict[str, int | None], *,
+                   pre: str = "", architecture: str = "", name: str = "",
+                   by_text: dict[str, int] | None = None) -> LlamaSpecials:
     """Apply llama.cpp's load-time rules (llama-vocab.cpp ``impl::load``, in its order).
 
     `ids` holds the special ids already read from the file (None where absent);
     categories still None are found by text. Texts shared by several ids resolve
-    to the last of them, as llama.cpp's ``token_to_id`` map does.
+    to the last of them, as llama.cpp's ``token_to_id`` map does: `by_text` is that
+    map when the caller has it (``dict(zip(texts, range(len(texts))))``; read, never changed).
     """
     n = len(texts)
     attrs = list(map(GGUF_TYPE_TO_ATTR.get, token_types, repeat(0))) if token_types else [ATTR_NORMAL] * n
-    by_text = dict(zip(texts, range(n)))
+    if by_text is None:
+        by_text = dict(zip(texts, range(n)))
     ids = dict(ids)
     for category, candidates in LLAMA_AUTODETECT.items():
         if ids.get(category) is None:
