@@ -286,3 +286,23 @@ def test_the_pipeline_holds_its_texts_while_it_runs():
     finally:
         stop.set()
         worker.join()
+
+
+@pytest.mark.parametrize("scanner", ["gpt2", "llama3", "qwen2", "cl100k", "o200k", "tekken"])
+def test_a_scanner_split_chains_its_pieces_to_the_model(scanner):
+    """The split by a known pattern's scanner (`split.scan`, findall) feeds the model each piece,
+    as the pure pipeline's `tokenize_all(pre_tokenize(text))`; here with an SPM merger."""
+    from fixtures import bench_slice, edge_texts
+
+    split = compiled("split")
+    module = compiled("batch")
+    pure, fast = loaded(real(*REAL[0]))
+    pipeline = module.Pipeline(None, "", False, False, False, split.SCANNERS[scanner], fast.model.batch_kernel())
+    lines = [line for corpus in CORPORA for line in lines_of(bench_slice(corpus, 20000))] + edge_texts()
+    lines = [line for line in lines if not any(0xD800 <= ord(c) <= 0xDFFF for c in line)]
+    want = [pure.model.tokenize_all(split.scan(split.SCANNERS[scanner], line)) if line else [] for line in lines]
+    assert pipeline.encode(lines, 0, len(lines)) == want
+    with pytest.raises(ValueError, match="no scanner"):
+        module.Pipeline(None, "", False, False, False, len(split.SCANNERS), fast.model.batch_kernel())
+    with pytest.raises(TypeError, match="split must be"):
+        module.Pipeline(None, "", False, False, False, 1.5, fast.model.batch_kernel())

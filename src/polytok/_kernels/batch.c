@@ -6,8 +6,9 @@
  *
  * - normalizer: a `charsmap.Charsmap` run with sentencepiece's rules (`Precompiled.normalize`
  *   with a longest-match table) and its space settings, or None;
- * - split: "" (none), or one character c: the pre-tokenizer `Split("c+", merged_with_next)`,
- *   which cuts the text before every run of c but at its start;
+ * - split: "" (none); one character c: the pre-tokenizer `Split("c+", merged_with_next)`,
+ *   which cuts the text before every run of c but at its start; or an int: a scanner of
+ *   `split.SCANNERS` (`findall` of a known pattern, `regex.scanners`);
  * - model: a `spm_merge.Merger` (each word) or a `unigram.Lattice` (the whole text).
  *
  * They are called through the C entry points their modules offer (kernel_api.h), which touch no
@@ -64,12 +65,14 @@ typedef struct {
     char *space;          /* its space's UTF-8 (raw-allocated) */
     Py_ssize_t space_len;
     int prefix, suffix, remove_extra;
-    Py_UCS4 split;        /* 0: no pre-tokenizer */
+    Py_UCS4 split;        /* 0: no cut before runs */
+    Py_ssize_t scanner;   /* -1: no scanner */
     PyObject *model;
     int model_kind;
     const CharsmapAPI *charsmap_api;
     const SpmMergeAPI *spm_api;
     const UnigramAPI *unigram_api;
+    const SplitAPI *split_api;
     PyObject **ints;      /* ints[id]: one shared int object per id met so far (NULL: not yet) */
     Py_ssize_t n_ints;
 } Pipeline;
@@ -88,15 +91,16 @@ static void Pipeline_dealloc(Pipeline *self) {
 static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"normalizer", "space", "prefix", "suffix", "remove_extra", "split", "model", NULL};
     PyObject *normalizer, *model;
-    const char *space, *split;
-    Py_ssize_t space_len, split_len;
+    PyObject *split;
+    const char *space;
+    Py_ssize_t space_len;
     int prefix, suffix, remove_extra;
     if (self->model) {
         PyErr_SetString(PyExc_RuntimeError, "Pipeline is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#ppps#O", kwlist, &normalizer, &space, &space_len, &prefix,
-                                     &suffix, &remove_extra, &split, &split_len, &model))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#pppOO", kwlist, &normalizer, &space, &space_len, &prefix,
+                                     &suffix, &remove_extra, &split, &model))
         return -1;
     if (normalizer != Py_None) {
         self->charsmap_api = PyCapsule_Import(CHARSMAP_API_NAME, 0);
@@ -110,13 +114,26 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
             return -1;
         }
     }
-    PyObject *split_str = PyUnicode_DecodeUTF8(split, split_len, NULL);
-    if (!split_str) return -1;
-    Py_ssize_t split_chars = PyUnicode_GET_LENGTH(split_str);
-    Py_UCS4 split_cp = split_chars == 1 ? PyUnicode_READ_CHAR(split_str, 0) : 0;
-    Py_DECREF(split_str);
-    if (split_chars > 1 || (split_chars == 1 && split_cp == 0)) {
-        PyErr_SetString(PyExc_ValueError, "split must be \"\" or one character other than NUL");
+    Py_UCS4 split_cp = 0;
+    Py_ssize_t scanner = -1;
+    if (PyLong_Check(split)) {
+        scanner = PyLong_AsSsize_t(split);
+        if (scanner == -1 && PyErr_Occurred()) return -1;
+        self->split_api = PyCapsule_Import(SPLIT_API_NAME, 0);
+        if (!self->split_api) return -1;
+        if (scanner < 0 || scanner >= self->split_api->n_scanners) {
+            PyErr_Format(PyExc_ValueError, "no scanner %zd", scanner);
+            return -1;
+        }
+    } else if (PyUnicode_Check(split)) {
+        Py_ssize_t split_chars = PyUnicode_GET_LENGTH(split);
+        split_cp = split_chars == 1 ? PyUnicode_READ_CHAR(split, 0) : 0;
+        if (split_chars > 1 || (split_chars == 1 && split_cp == 0)) {
+            PyErr_SetString(PyExc_ValueError, "split must be \"\", one character other than NUL, or a scanner");
+            return -1;
+        }
+    } else {
+        PyErr_SetString(PyExc_TypeError, "split must be a str or a scanner (int)");
         return -1;
     }
     PyObject *module_name = PyObject_GetAttrString((PyObject *)Py_TYPE(model), "__module__");
@@ -148,6 +165,7 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     self->suffix = suffix;
     self->remove_extra = remove_extra;
     self->split = split_cp;
+    self->scanner = scanner;
     self->model_kind = is_spm ? MODEL_SPM : MODEL_UNIGRAM;
     self->normalizer = normalizer == Py_None ? NULL : Py_NewRef(normalizer);
     self->model = Py_NewRef(model);
@@ -181,6 +199,8 @@ typedef struct {
     Grow cps;   /* Py_UCS4: the normalized text's code points */
     Grow ids;   /* int32_t: every text's ids, one after the other */
     Py_ssize_t n_ids;
+    Py_ssize_t *ends;  /* the scanner's match ends (raw-allocated) */
+    Py_ssize_t ends_capacity;
     WordCache cache;
 } Scratch;
 
@@ -235,6 +255,7 @@ static void scratch_free(Scratch *s) {
     PyMem_RawFree(s->utf8.data);
     PyMem_RawFree(s->cps.data);
     PyMem_RawFree(s->ids.data);
+    PyMem_RawFree(s->ends);
     PyMem_RawFree(s->cache.slots);
     PyMem_RawFree(s->cache.cps.data);
     PyMem_RawFree(s->cache.ids.data);
@@ -378,6 +399,20 @@ static int encode_text(const Pipeline *p, const Text *t, Scratch *s) {
         if (status) return status;
     }
     if (n == 0) return 0;
+    if (p->scanner >= 0) {
+        Py_ssize_t count;
+        status = p->split_api->scan(p->scanner, s->cps.data, n, &s->ends, &s->ends_capacity, &count);
+        if (status) return status;
+        Py_ssize_t word = 0;
+        for (Py_ssize_t k = 0; k < count; k++) {
+            Py_ssize_t end = s->ends[k];
+            if (end <= word || end > n) return 1; /* never: matches are non-empty and in order */
+            status = model_ids(p, s, word, end);
+            if (status) return status;
+            word = end;
+        }
+        return word == n ? 0 : 1;
+    }
     if (!p->split) return model_ids(p, s, 0, n);
     const Py_UCS4 *cps = s->cps.data;
     Py_ssize_t word = 0;

@@ -25,6 +25,17 @@ typedef struct {
                          int remove_extra, char **out, Py_ssize_t *out_size);
 } CharsmapAPI;
 
+/* polytok._kernels.split._C_API */
+#define SPLIT_API_NAME "polytok._kernels.split._C_API"
+typedef struct {
+    /* The number of scanners; a scanner is its index (`split.SCANNERS[name]`). */
+    Py_ssize_t n_scanners;
+    /* The match ends of `scanner` over n code points (`split.scan`), into *ends (raw-allocated,
+     * grown as needed: *capacity items; the caller frees it with PyMem_RawFree) and *count. */
+    int (*scan)(Py_ssize_t scanner, const Py_UCS4 *cps, Py_ssize_t n, Py_ssize_t **ends, Py_ssize_t *capacity,
+                Py_ssize_t *count);
+} SplitAPI;
+
 /* polytok._kernels.spm_merge._C_API */
 #define SPM_MERGE_API_NAME "polytok._kernels.spm_merge._C_API"
 typedef struct {

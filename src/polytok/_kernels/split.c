@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_api.h"
 #include "split_tables.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -300,6 +301,28 @@ static int run_scan(ScanFn scan, const Text *t, const Scanner *s, Ends *out) {
     return 0;
 }
 
+/* The capsule's `scan` (kernel_api.h): `scan_text` over code points, without the GIL. */
+static int api_scan(Py_ssize_t scanner, const Py_UCS4 *cps, Py_ssize_t n, Py_ssize_t **ends, Py_ssize_t *capacity,
+                    Py_ssize_t *count) {
+    *count = 0;
+    if (scanner < 0 || scanner >= N_SCANNERS) return 1;
+    if (n == 0) return 0;
+    if (*capacity < n) { /* room for every end: the scan never grows it then */
+        if ((size_t)n > PY_SSIZE_T_MAX / sizeof(Py_ssize_t)) return -1;
+        Py_ssize_t *more = PyMem_RawRealloc(*ends, (size_t)n * sizeof(Py_ssize_t));
+        if (!more) return -1;
+        *ends = more;
+        *capacity = n;
+    }
+    Text t = {cps, PyUnicode_4BYTE_KIND, n, NULL};
+    Ends out = {*ends, 0, *capacity};
+    int rc = scan_text(&t, &SCANNERS[scanner], &out);
+    *ends = out.ends;
+    *capacity = out.capacity;
+    *count = out.count;
+    return rc < 0 ? -1 : 0;
+}
+
 static int scanner_arg(PyObject *arg, Py_ssize_t *id) {
     *id = PyLong_AsSsize_t(arg);
     if (*id == -1 && PyErr_Occurred()) return -1;
@@ -487,6 +510,13 @@ static int split_exec(PyObject *module) {
         return -1;
     }
     if (PyModule_AddStringConstant(module, "REGEX_VERSION", SPLIT_REGEX_VERSION) < 0) return -1;
+    static SplitAPI api = {N_SCANNERS, api_scan};
+    PyObject *capsule = PyCapsule_New(&api, SPLIT_API_NAME, NULL);
+    if (capsule == NULL) return -1;
+    if (PyModule_AddObject(module, "_C_API", capsule) < 0) {
+        Py_DECREF(capsule);
+        return -1;
+    }
     static const struct { const char *name; long bit; } bits[] = {
         {"L", SPLIT_L}, {"N", SPLIT_N}, {"WS", SPLIT_WS}, {"UP", SPLIT_UP}, {"LO", SPLIT_LO}};
     for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
