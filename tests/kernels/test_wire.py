@@ -26,7 +26,7 @@ from kernels._compiled import compiled
 from polytok import kernels
 from polytok.errors import FormatError
 from polytok.formats.gguf import _merge_list, _merge_pairs, read_gguf_vocab
-from polytok.formats.gguf_reader import parse_gguf_metadata
+from polytok.formats.gguf_reader import GGUFStrings, parse_gguf_metadata
 from polytok.formats.sentencepiece import read_model_proto
 
 SPM_FILES = [("spm-botchan-bpe-1000", "spm.model"), ("spm-botchan-unigram-1000", "spm.model"),
@@ -50,10 +50,19 @@ def _proto(data: bytes) -> tuple[Any, ...]:
             proto.denormalizer_spec)
 
 
-def _meta(data: bytes) -> tuple[Any, ...]:
-    meta = parse_gguf_metadata(data, file="x.gguf")
+def _meta(data: bytes, raw_strings: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    meta = parse_gguf_metadata(data, file="x.gguf", raw_strings=raw_strings)
     kv = {k: (v.typecode, v.tobytes()) if hasattr(v, "typecode") else v for k, v in meta.kv.items()}
+    kv = {k: list(v) if isinstance(v, GGUFStrings) else v for k, v in kv.items()}
     return kv, meta.types, meta.kv_end, meta.alignment, meta.byte_order
+
+
+def _meta_raw(data: bytes) -> tuple[Any, ...]:
+    """`_meta` with the string arrays kept as bytes (`GGUFStrings`) by the compiled reader."""
+    return _meta(data, ("tokenizer.ggml.tokens", "tokenizer.ggml.merges", "nested"))
+
+
+READS = pytest.mark.parametrize("read", [_meta, _meta_raw], ids=["lists", "raw"])
 
 
 def _outcome(read: Any, data: bytes) -> tuple[Any, ...]:
@@ -248,15 +257,17 @@ def test_gguf_strings_read_alike(wire: Any, order: str) -> None:
     assert fast[1][0]["tokenizer.ggml.tokens"][3:5] == ["é", "\U0001f600"]
 
 
+@READS
 @pytest.mark.parametrize("order", ["<", ">"])
-def test_every_truncation_of_a_gguf(wire: Any, order: str) -> None:
+def test_every_truncation_of_a_gguf(wire: Any, order: str, read: Any) -> None:
     data = _gguf(order)
     for cut in range(len(data)):
-        fast, pure = _both(_meta, data[:cut])
+        fast, pure = _both(read, data[:cut])
         assert fast == pure, cut
 
 
-def test_bit_flips_in_a_gguf(wire: Any) -> None:
+@READS
+def test_bit_flips_in_a_gguf(wire: Any, read: Any) -> None:
     data = _gguf()
     rng = random.Random(2)
     for _ in range(1500):
@@ -264,22 +275,25 @@ def test_bit_flips_in_a_gguf(wire: Any) -> None:
         for _ in range(rng.randint(1, 3)):
             at = rng.randrange(len(copy))
             copy[at] ^= 1 << rng.randrange(8)
-        fast, pure = _both(_meta, bytes(copy))
+        fast, pure = _both(read, bytes(copy))
         assert fast == pure, bytes(copy).hex()
 
 
-@pytest.mark.parametrize("bad", [b"\xff", b"ok\xc3", b"\xed\xb0\x80", b"\xf4\x90\x80\x80"], ids=repr)
-def test_invalid_utf8_in_a_string_array(wire: Any, bad: bytes) -> None:
-    fast, pure = _both(_meta, _gguf(tokens=["a", "b", bad, "c"]))
+@READS
+@pytest.mark.parametrize("bad", [b"\xff", b"ok\xc3", b"\xed\xb0\x80", b"\xf4\x90\x80\x80", b"\xc0\x80",
+                                 b"\xe0\x80\x80", b"\xf0\x80\x80\x80", b"\xf8\x88\x80\x80\x80"], ids=repr)
+def test_invalid_utf8_in_a_string_array(wire: Any, bad: bytes, read: Any) -> None:
+    fast, pure = _both(read, _gguf(tokens=["a", "b", bad, "c"]))
     assert fast == pure and fast[0] == "error" and fast[3] == "tokenizer.ggml.tokens[2]"
 
 
-def test_huge_string_lengths(wire: Any) -> None:
+@READS
+def test_huge_string_lengths(wire: Any, read: Any) -> None:
     data = _gguf(tokens=["a", "bb", "ccc"])
     at = data.index(b"bb") - 8
     for size in (3, 1 << 31, (1 << 63) - 1, 1 << 63, (1 << 64) - 1):
         copy = data[:at] + struct.pack("<Q", size) + data[at + 8:]
-        fast, pure = _both(_meta, copy)
+        fast, pure = _both(read, copy)
         assert fast == pure and fast[0] == "error", size
 
 
@@ -323,16 +337,22 @@ def test_random_merge_lines(lines: list[str]) -> None:
     assert fast == pure
 
 
-def _merge_list_both(lines: list[str]) -> tuple[Any, list[tuple[str, str]]]:
-    fast = _merge_list(lines)
+def _raw(lines: list[str] | list[bytes], order: str = "<") -> GGUFStrings:
+    return GGUFStrings(b"".join(gp.pack_string(line, order) for line in lines), len(lines), order == ">")
+
+
+def _merge_list_both(lines: list[str], order: str = "<") -> tuple[Any, list[tuple[str, str]]]:
+    fast = _merge_list(_raw(lines, order))
     with kernels.pure_path():
-        pure = _merge_list(lines)
+        pure = _merge_list(_raw(lines, order))
+    assert type(pure) is list and _merge_list(lines) == pure
     return fast, pure
 
 
-def test_merge_list_alike(wire: Any) -> None:
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_merge_list_alike(wire: Any, order: str) -> None:
     lines = [line for line in MERGE_LINES if line.find(" ", 1) >= 0] * 2 + ["é ü", "a b", "ab cd", "a bc"]
-    fast, pure = _merge_list_both(lines)
+    fast, pure = _merge_list_both(lines, order)
     assert type(fast) is not list and list(fast) == pure and len(fast) == len(pure)
     assert [fast[i] for i in range(-len(fast), len(fast))] == pure + pure
     assert list(fast[1:3]) == pure[1:3] and fast[-1] == ("a", "bc")
@@ -340,20 +360,40 @@ def test_merge_list_alike(wire: Any) -> None:
     # the parts are shared: one str per distinct text
     assert fast[0][0] is fast[-1][0]
     # a line with no cut: the pure path, whose ("", "") the BPE model then refuses
-    assert type(_merge_list(["a b", "ab", "a b"])) is list
-    assert wire.gguf_merges(["a b", "ab"]) is None
-    assert wire.gguf_merges(["a b", 3]) is None and wire.gguf_merges(("a b",)) is None
-    assert wire.gguf_merges([]) == ([], [])
+    assert type(_merge_list(_raw(["a b", "ab", "a b"]))) is list
+    raw = _raw(["a b", "\U0001f600 x", "é"])
+    assert wire.gguf_merges(raw.data, 3, False) is None
+    assert wire.gguf_merges(raw.data, 2, False) is None  # bytes left over
+    assert wire.gguf_merges(raw.data[:-1], 3, False) is None
+    assert wire.gguf_merges(raw.data, 4, False) is None and wire.gguf_merges(raw.data, -1, False) is None
+    assert wire.gguf_merges(raw.data[:-10], 2, False) == (["a", "\U0001f600"], ["b", "x"])
+    assert wire.gguf_merges(b"", 0, False) == ([], [])
+    # bytes that are not UTF-8 (gguf_string_array_end refuses them first): handed over, never read
+    assert wire.gguf_merges(_raw([b"a \xff"]).data, 1, False) is None
+    assert wire.gguf_merges(_raw([b"\xff b"]).data, 1, False) is None
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from("ab \u00e9\U0001f600\u2581\u0120\0"), min_size=0, max_size=5),
-                max_size=40))
-def test_random_merge_lists(lines: list[str]) -> None:
-    fast, pure = _merge_list_both(lines)
+                max_size=40), st.booleans())
+def test_random_merge_lists(lines: list[str], big: bool) -> None:
+    fast, pure = _merge_list_both(lines, ">" if big else "<")
     assert list(fast) == pure
-    found = compiled("wire").gguf_merges(lines)
+    raw = _raw(lines, ">" if big else "<")
+    found = compiled("wire").gguf_merges(raw.data, len(lines), big)
     assert (found is None) == any(line.find(" ", 1) < 0 for line in lines)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=12) | st.text(max_size=4).map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_utf8_check_is_pythons(data: bytes) -> None:
+    try:
+        data.decode()
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    packed = gp.pack_string(data)
+    assert (compiled("wire").gguf_string_array_end(packed, 0, len(packed), 1, False) == len(packed)) == valid
 
 
 @pytest.mark.parametrize("name", GGUF_VOCAB_NAMES)
@@ -361,8 +401,11 @@ def test_gguf_merge_lists_alike(wire: Any, name: str) -> None:
     lines = read_gguf_vocab(gguf_vocab_path(name)).merges
     if lines is None:
         pytest.skip("no merges")
-    fast, pure = _merge_list_both(lines)
-    assert list(fast) == pure
+    assert isinstance(lines, GGUFStrings)
+    fast = _merge_list(lines)
+    with kernels.pure_path():
+        pure = _merge_list(lines)
+    assert type(fast) is not list and list(fast) == pure
 
 
 @settings(max_examples=300, deadline=None)

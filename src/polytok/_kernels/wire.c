@@ -239,50 +239,130 @@ fail:
     return NULL;
 }
 
-/* The distinct parts of the merge lines: one str per distinct text, however many merges name
- * it (a 262k-token vocabulary has some 515k merges but at most 262k distinct parts). */
-typedef struct {
-    PyObject **texts;  /* owned */
-    uint64_t *hashes;  /* of each text's code points (part_hash) */
-    Py_ssize_t count, capacity;
-    uint32_t *slots;   /* index + 1 into texts, 0 empty; a power of two, at most three quarters full */
-    size_t mask;
-} Parts;
-
-/* A hash of the code points line[start:end] (not of their storage: a part may be stored
- * narrower than its line). */
-static uint64_t part_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
-    uint64_t h = 0xCBF29CE484222325ULL;
-    for (Py_ssize_t k = start; k < end; k++) h = (h ^ PyUnicode_READ(kind, data, k)) * 0x100000001B3ULL;
-    return mix64(h ^ (uint64_t)(end - start));
+/* A GGUF uint64 at p, in the file's byte order. */
+static uint64_t read_u64(const unsigned char *p, int big) {
+    uint64_t value = 0;
+    for (int k = 0; k < 8; k++) value = value << 8 | p[big ? k : 7 - k];
+    return value;
 }
 
-static int part_equals(PyObject *text, int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
-    if (PyUnicode_GET_LENGTH(text) != end - start) return 0;
-    int text_kind = PyUnicode_KIND(text);
-    const void *text_data = PyUnicode_DATA(text);
-    for (Py_ssize_t k = start; k < end; k++)
-        if (PyUnicode_READ(text_kind, text_data, k - start) != PyUnicode_READ(kind, data, k)) return 0;
+/* Whether s[0:size] is UTF-8 that Python's strict decoder reads without an error: the Unicode
+ * standard's well-formed byte sequences (Table 3-7: no overlong forms, no surrogates, nothing
+ * above U+10FFFF). */
+static int utf8_valid(const unsigned char *s, Py_ssize_t size) {
+    Py_ssize_t i = 0;
+    while (i < size) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t follow;
+        unsigned char low = 0x80, high = 0xBF; /* the range of the second byte */
+        if (c >= 0xC2 && c <= 0xDF) {
+            follow = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            follow = 2;
+            if (c == 0xE0) low = 0xA0;
+            if (c == 0xED) high = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            follow = 3;
+            if (c == 0xF0) low = 0x90;
+            if (c == 0xF4) high = 0x8F;
+        } else {
+            return 0;
+        }
+        if (size - i - 1 < follow || s[i + 1] < low || s[i + 1] > high) return 0;
+        for (Py_ssize_t k = 2; k <= follow; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return 0;
+        i += follow + 1;
+    }
     return 1;
 }
 
+/* gguf_string_array_end(data, pos, end, count, big_endian) -> position or None
+ *
+ * Where ``count`` GGUF strings from pos end, each checked as gguf_strings reads it (its length
+ * fits before end, its bytes are valid UTF-8) without making a str. None where gguf_strings
+ * would answer None (the pure loop then says which string, and where). */
+static PyObject *gguf_string_array_end(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos, end, count;
+    int big;
+    if (!PyArg_ParseTuple(args, "y*nnnp:gguf_string_array_end", &view, &pos, &end, &count, &big)) return NULL;
+    if (end > view.len) end = view.len;
+    const unsigned char *data = (const unsigned char *)view.buf;
+    int valid = pos >= 0 && pos <= end && count >= 0 && count <= (end - pos) / 8;
+    for (Py_ssize_t i = 0; valid && i < count; i++) {
+        if (end - pos < 8) {
+            valid = 0;
+            break;
+        }
+        uint64_t size = read_u64(data + pos, big);
+        pos += 8;
+        if (size > (uint64_t)(end - pos) || !utf8_valid(data + pos, (Py_ssize_t)size)) {
+            valid = 0;
+            break;
+        }
+        pos += (Py_ssize_t)size;
+    }
+    PyBuffer_Release(&view);
+    if (!valid) Py_RETURN_NONE;
+    return PyLong_FromSsize_t(pos);
+}
+
+/* The distinct parts of the merge lines: one str per distinct text, however many merges name
+ * it (a 262k-token vocabulary has some 515k merges but at most 262k distinct parts). Each
+ * part is known by its UTF-8 bytes, in the buffer being read. */
+typedef struct {
+    PyObject **texts;             /* owned */
+    const unsigned char **starts; /* the first copy of each part's bytes */
+    Py_ssize_t *sizes;
+    uint64_t *hashes;
+    Py_ssize_t count, capacity;
+    uint32_t *slots; /* index + 1 into the parts, 0 empty; a power of two, at most three quarters full */
+    size_t mask;
+} Parts;
+
+static uint64_t bytes_hash(const unsigned char *p, Py_ssize_t size) {
+    uint64_t h = 0xCBF29CE484222325ULL; /* FNV-1a, then mixed */
+    for (Py_ssize_t k = 0; k < size; k++) h = (h ^ p[k]) * 0x100000001B3ULL;
+    return mix64(h ^ (uint64_t)size);
+}
+
+static void parts_free(Parts *parts) {
+    for (Py_ssize_t i = 0; i < parts->count; i++) Py_DECREF(parts->texts[i]);
+    PyMem_Free(parts->texts);
+    PyMem_Free(parts->starts);
+    PyMem_Free(parts->sizes);
+    PyMem_Free(parts->hashes);
+    PyMem_Free(parts->slots);
+}
+
 static int parts_grow(Parts *parts) {
-    if (parts->capacity > (PY_SSIZE_T_MAX / 4) / (Py_ssize_t)sizeof(uint64_t) ||
-        parts->capacity >= (Py_ssize_t)(UINT32_MAX / 2)) {
+    if (parts->capacity >= (Py_ssize_t)(UINT32_MAX / 4) ||
+        parts->capacity > (PY_SSIZE_T_MAX / 4) / (Py_ssize_t)sizeof(uint64_t)) {
         PyErr_NoMemory();
         return -1;
     }
     Py_ssize_t capacity = parts->capacity ? 2 * parts->capacity : 1024;
-    PyObject **texts = PyMem_Realloc(parts->texts, (size_t)capacity * sizeof(PyObject *));
+    size_t n = (size_t)capacity;
+    PyObject **texts = PyMem_Realloc(parts->texts, n * sizeof(PyObject *));
     if (texts == NULL) goto no_memory;
     parts->texts = texts;
-    uint64_t *hashes = PyMem_Realloc(parts->hashes, (size_t)capacity * sizeof(uint64_t));
+    const unsigned char **starts = PyMem_Realloc(parts->starts, n * sizeof(const unsigned char *));
+    if (starts == NULL) goto no_memory;
+    parts->starts = starts;
+    Py_ssize_t *sizes = PyMem_Realloc(parts->sizes, n * sizeof(Py_ssize_t));
+    if (sizes == NULL) goto no_memory;
+    parts->sizes = sizes;
+    uint64_t *hashes = PyMem_Realloc(parts->hashes, n * sizeof(uint64_t));
     if (hashes == NULL) goto no_memory;
     parts->hashes = hashes;
     parts->capacity = capacity;
-    /* slots: a power of two at least 4/3 of the capacity, so the table is never fuller than 3/4 */
+    /* a power of two at least 4/3 of the capacity: never fuller than three quarters */
     size_t size = 16;
-    while (size < (size_t)capacity + (size_t)capacity / 3) size <<= 1;
+    while (size < n + n / 3) size <<= 1;
     uint32_t *slots = PyMem_Calloc(size, sizeof(uint32_t));
     if (slots == NULL) goto no_memory;
     for (Py_ssize_t i = 0; i < parts->count; i++) {
@@ -299,62 +379,81 @@ no_memory:
     return -1;
 }
 
-/* The index of the part line[start:end], added when new: >= 0, or -1 on an error. */
-static Py_ssize_t part_index(Parts *parts, PyObject *line, Py_ssize_t start, Py_ssize_t end) {
-    int kind = PyUnicode_KIND(line);
-    const void *data = PyUnicode_DATA(line);
-    uint64_t hash = part_hash(kind, data, start, end);
+/* The index of the part p[0:size], a str made when it is new: >= 0; -1 on an error, -2 when
+ * the bytes are not UTF-8 (the caller hands over to the pure path). */
+static Py_ssize_t part_index(Parts *parts, const unsigned char *p, Py_ssize_t size) {
+    uint64_t hash = bytes_hash(p, size);
     if (parts->count == parts->capacity && parts_grow(parts) < 0) return -1;
     size_t slot = (size_t)hash & parts->mask;
     for (; parts->slots[slot] != 0; slot = (slot + 1) & parts->mask) {
         Py_ssize_t i = (Py_ssize_t)parts->slots[slot] - 1;
-        if (parts->hashes[i] == hash && part_equals(parts->texts[i], kind, data, start, end)) return i;
+        if (parts->hashes[i] == hash && parts->sizes[i] == size && memcmp(parts->starts[i], p, (size_t)size) == 0)
+            return i;
     }
-    PyObject *text = PyUnicode_Substring(line, start, end);
-    if (text == NULL) return -1;
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)p, size, NULL);
+    if (text == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return -1;
+        PyErr_Clear();
+        return -2;
+    }
     Py_ssize_t i = parts->count++;
     parts->texts[i] = text;
+    parts->starts[i] = p;
+    parts->sizes[i] = size;
     parts->hashes[i] = hash;
     parts->slots[slot] = (uint32_t)(i + 1);
     return i;
 }
 
-/* gguf_merges(lines) -> (lefts, rights) or None
+/* gguf_merges(data, count, big_endian) -> (lefts, rights) or None
  *
- * The pairs of polytok.formats.gguf._merge_list for the usual merges list: each line cut as
- * merge_pairs cuts it, and a pair listed again dropped (its first copy keeps the rank). Equal
- * parts are one str (less memory, and the BPE model hashes each once); the pairs are then
- * told apart by their two part indexes. None, and the pure path runs, when a line is not an
- * exact str or has no cut (the pure pairs of such lines are all ("", ""), and BPE then names
- * the line). */
-static PyObject *gguf_merges(PyObject *self, PyObject *lines) {
-    if (!PyList_CheckExact(lines)) Py_RETURN_NONE;
-    Py_ssize_t n = PyList_GET_SIZE(lines);
-    /* a pair is two 32-bit part indexes; the table of pairs is sized for n */
-    if (n >= (Py_ssize_t)(UINT32_MAX / 2) || n > PY_SSIZE_T_MAX / 64) Py_RETURN_NONE;
-    Parts parts = {NULL, NULL, 0, 0, NULL, 0};
+ * The pairs of polytok.formats.gguf._merge_list, read from the bytes of a GGUF string array
+ * (``count`` strings, each a uint64 length and UTF-8 bytes, as gguf_string_array_end checked
+ * them): each line cut at its first space after its first character, as merge_pairs cuts it
+ * (in UTF-8 a space byte is only ever the character U+0020), and a pair listed again dropped
+ * (its first copy keeps the rank). No str is made for a whole line, and equal parts are one
+ * str (at most one per token: less memory, and the BPE model hashes each once); pairs are
+ * told apart by their two part indexes. None, and the pure path runs, when a line has no cut
+ * or the bytes are not what gguf_string_array_end accepts. */
+static PyObject *gguf_merges(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t count;
+    int big;
+    if (!PyArg_ParseTuple(args, "y*np:gguf_merges", &view, &count, &big)) return NULL;
+    const unsigned char *data = (const unsigned char *)view.buf;
+    Py_ssize_t end = view.len, pos = 0;
+    Parts parts = {NULL, NULL, NULL, NULL, 0, 0, NULL, 0};
     PyObject *result = NULL, *lefts = NULL, *rights = NULL;
-    uint32_t *pairs = NULL;  /* left and right part index of each distinct pair, in order */
-    uint64_t *seen = NULL;   /* (left << 32 | right) + 1 of each distinct pair, 0 empty */
+    uint32_t *pairs = NULL; /* the left and right part index of each distinct pair, in order */
+    uint64_t *seen = NULL;  /* (left << 32 | right) + 1 of each distinct pair, 0 empty */
     Py_ssize_t kept = 0;
+    /* every line takes at least its 8-byte length; part indexes fit in 32 bits */
+    if (count < 0 || count > end / 8 || count >= (Py_ssize_t)(UINT32_MAX / 4)) goto give_up;
     size_t size = 16;
-    while (size < (size_t)n + (size_t)n / 3) size <<= 1;
+    while (size < (size_t)count + (size_t)count / 3) size <<= 1;
     seen = PyMem_Calloc(size, sizeof(uint64_t));
-    pairs = seen == NULL ? NULL : PyMem_Malloc((size_t)(n ? n : 1) * 2 * sizeof(uint32_t));
+    pairs = seen == NULL ? NULL : PyMem_Malloc((size_t)(count ? count : 1) * 2 * sizeof(uint32_t));
     if (pairs == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        /* nothing here runs Python code (every line is an exact str), so the list stays as it is */
-        PyObject *line = PyList_GET_ITEM(lines, i);
-        if (!PyUnicode_CheckExact(line)) goto give_up;
-        Py_ssize_t length = PyUnicode_GET_LENGTH(line);
-        Py_ssize_t cut = length > 1 ? PyUnicode_FindChar(line, ' ', 1, length, 1) : -1;
-        if (cut == -2) goto done;
-        if (cut < 0) goto give_up;
-        Py_ssize_t left = part_index(&parts, line, 0, cut);
-        Py_ssize_t right = left < 0 ? -1 : part_index(&parts, line, cut + 1, length);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (end - pos < 8) goto give_up;
+        uint64_t length = read_u64(data + pos, big);
+        pos += 8;
+        if (length > (uint64_t)(end - pos)) goto give_up;
+        const unsigned char *line = data + pos;
+        Py_ssize_t line_size = (Py_ssize_t)length;
+        pos += line_size;
+        /* the bytes after the first of a multi-byte character are never a space: the first
+         * space from byte 1 is the first one after the first character */
+        if (line_size < 2) goto give_up;
+        const unsigned char *space = memchr(line + 1, ' ', (size_t)(line_size - 1));
+        if (space == NULL) goto give_up;
+        Py_ssize_t cut = space - line;
+        Py_ssize_t left = part_index(&parts, line, cut);
+        Py_ssize_t right = left < 0 ? left : part_index(&parts, line + cut + 1, line_size - cut - 1);
+        if (right == -2) goto give_up;
         if (right < 0) goto done;
         uint64_t key = ((uint64_t)left << 32 | (uint64_t)right) + 1;
         size_t slot = (size_t)mix64(key) & (size - 1);
@@ -365,6 +464,7 @@ static PyObject *gguf_merges(PyObject *self, PyObject *lines) {
         pairs[2 * kept + 1] = (uint32_t)right;
         kept++;
     }
+    if (pos != end) goto give_up;
     lefts = PyList_New(kept);
     rights = lefts == NULL ? NULL : PyList_New(kept);
     if (rights == NULL) goto done;
@@ -383,12 +483,10 @@ give_up:
 done:
     Py_XDECREF(lefts);
     Py_XDECREF(rights);
-    for (Py_ssize_t i = 0; i < parts.count; i++) Py_DECREF(parts.texts[i]);
-    PyMem_Free(parts.texts);
-    PyMem_Free(parts.hashes);
-    PyMem_Free(parts.slots);
+    parts_free(&parts);
     PyMem_Free(seen);
     PyMem_Free(pairs);
+    PyBuffer_Release(&view);
     return result;
 }
 
@@ -562,7 +660,10 @@ static PyMethodDef methods[] = {
     {"gguf_strings", gguf_strings, METH_VARARGS,
      "gguf_strings(data, pos, end, count, big_endian) -> (list of str, position), or None"},
     {"merge_pairs", merge_pairs, METH_O, "merge_pairs(lines) -> list of (left, right) as llama.cpp cuts them"},
-    {"gguf_merges", gguf_merges, METH_O, "gguf_merges(lines) -> (lefts, rights) of the distinct merge lines, or None"},
+    {"gguf_string_array_end", gguf_string_array_end, METH_VARARGS,
+     "gguf_string_array_end(data, pos, end, count, big_endian) -> position after the checked strings, or None"},
+    {"gguf_merges", gguf_merges, METH_VARARGS,
+     "gguf_merges(data, count, big_endian) -> (lefts, rights) of the distinct merge lines, or None"},
     {"json_merges", json_merges, METH_O, "json_merges(raw) -> (lefts, rights) of a tokenizer.json merges list, or None"},
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing), or None"},

@@ -30,7 +30,7 @@ from ..decoders.llama_detokenizer import LlamaDetokenizer
 from ..errors import FormatError
 from .gguf_keys import KEY_TYPES, General, Tokenizer
 from .gguf_keys import Tokenizer as Tokenizer_keys
-from .gguf_reader import GGUFMetadata, ValueType, read_gguf_metadata
+from .gguf_reader import GGUFMetadata, GGUFStrings, ValueType, read_gguf_metadata
 from .gguf_token_attrs import LlamaSpecials, llama_specials
 
 _BYTE_TYPE = 6  # llama_token_type LLAMA_TOKEN_TYPE_BYTE
@@ -79,7 +79,7 @@ class GGUFVocab:
     token_ids: dict[str, int]  # each text's last id, as llama.cpp's token_to_id map
     token_types: list[int] | None
     scores: list[float] | None
-    merges: list[str] | None
+    merges: Sequence[str] | None  # a GGUFStrings when the compiled reader kept the bytes
     pre: PreType | None
     flags: dict[str, bool]
     specials: LlamaSpecials
@@ -98,7 +98,7 @@ class GGUFVocab:
 
 def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
     """The vocabulary of a GGUF file (vocab-only or a whole model), as llama.cpp loads it."""
-    meta = read_gguf_metadata(path)
+    meta = read_gguf_metadata(path, raw_strings=(Tokenizer.MERGES,))
     kv, name = meta.kv, str(path)
     _check_types(meta)
     model = kv.get(Tokenizer.MODEL)
@@ -160,10 +160,11 @@ def _check_byte_tokens(texts: list[str], token_types: Any, file: str) -> None:
                               key=f"{Tokenizer.TOKEN_TYPE}[{i}]")
 
 
-def _string_list(meta: GGUFMetadata, key: str) -> list[str]:
-    """``meta.kv[key]``, which must be an array of strings (the reader makes one list of str of those)."""
+def _string_list(meta: GGUFMetadata, key: str) -> Any:
+    """``meta.kv[key]``, which must be an array of strings (the reader makes one list of str of
+    those, or a `GGUFStrings` for a key it was asked to keep as bytes)."""
     value = meta.kv.get(key)
-    if not isinstance(value, list) or meta.types.get(key) != _STRING_ARRAY:
+    if not isinstance(value, (list, GGUFStrings)) or meta.types.get(key) != _STRING_ARRAY:
         raise FormatError("expected an array of strings", file=meta.file, key=key)
     return value
 
@@ -348,15 +349,17 @@ def _merge_pairs(lines: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _merge_list(lines: list[str]) -> Sequence[tuple[str, str]]:
+def _merge_list(lines: Sequence[str]) -> Sequence[tuple[str, str]]:
     """The pairs of the merge lines (`_merge_pairs`) in order, each pair once: a pair listed again
-    keeps its first rank, as llama.cpp's ``bpe_ranks.emplace``. The compiled reader gives them in
-    one pass as two lists (no tuple per merge), or None for a line it leaves to the pure path."""
+    keeps its first rank, as llama.cpp's ``bpe_ranks.emplace``. The compiled reader reads them
+    from the file's bytes in one pass, as two lists (no str per line, no tuple per merge), or
+    hands over to the pure path (a line with no cut: the model then names it)."""
     wire = kernels.kernel("wire")
-    if wire is not None:
-        found = wire.gguf_merges(lines)
+    if wire is not None and isinstance(lines, GGUFStrings):
+        found = wire.gguf_merges(lines.data, len(lines), lines.big_endian)
         if found is not None:
             return _MergePairs(*found)
+    lines = lines.decoded() if isinstance(lines, GGUFStrings) else list(lines)
     return list(dict.fromkeys(_merge_pairs(lines)))
 
 

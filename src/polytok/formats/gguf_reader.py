@@ -40,7 +40,10 @@ an ``array.array`` (a 64 MiB UINT8 array costs 64 MiB, not 1.1 GB of ints).
 (gguf-py's GGUFReader needs ~2 min for the 19 vocab files.)  With the compiled
 kernels, ``polytok._kernels.wire.gguf_strings`` reads a whole string array in one
 call; on a string that does not fit or is not UTF-8 it answers None and the loop
-here runs, so the error is the same.
+here runs, so the error is the same.  A caller that reads an array itself (a GGUF
+load's merges: `polytok.formats.gguf`) names it in ``raw_strings``: with the
+kernels, its strings are checked in place (``gguf_string_array_end``: the same
+checks, no str made) and kept as their bytes, a `GGUFStrings`.
 """
 
 from __future__ import annotations
@@ -50,15 +53,16 @@ import mmap
 import os
 import struct
 from array import array
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, overload
 
 from .. import kernels
 from ..errors import FormatError
 from .gguf_keys import General
 
-__all__ = ["ValueType", "GGUFMetadata", "read_gguf_metadata", "parse_gguf_metadata", "MAX_NESTING",
+__all__ = ["ValueType", "GGUFMetadata", "GGUFStrings", "read_gguf_metadata", "parse_gguf_metadata", "MAX_NESTING",
            "MAX_INNER_ARRAYS"]
 
 MAGIC = b"GGUF"
@@ -128,11 +132,56 @@ class GGUFMetadata:
     kv_end: int
 
 
-def read_gguf_metadata(path: str | os.PathLike[str]) -> GGUFMetadata:
+class GGUFStrings(Sequence[str]):
+    """A top-level array of strings kept as its bytes (checked: every length fits, every string
+    is UTF-8), for a reader that reads them itself (``polytok._kernels.wire.gguf_merges``):
+    no str per string until one is asked for; then all of them are decoded once."""
+
+    __slots__ = ("data", "length", "big_endian", "_decoded")
+
+    def __init__(self, data: bytes, length: int, big_endian: bool) -> None:
+        self.data, self.length, self.big_endian = data, length, big_endian
+        self._decoded: list[str] | None = None
+
+    def decoded(self) -> list[str]:
+        """The strings as a list (decoded on the first call)."""
+        if self._decoded is None:
+            reader = _Reader(self.data, "<strings>")
+            reader.order = ">" if self.big_endian else "<"
+            self._decoded = reader.strings("strings", self.length)
+        return self._decoded
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self.decoded()[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.decoded())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, GGUFStrings):
+            return self.decoded() == other.decoded()
+        return isinstance(other, list) and self.decoded() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GGUFStrings({self.length} strings, {len(self.data)} bytes)"
+
+
+def read_gguf_metadata(path: str | os.PathLike[str], *, raw_strings: Collection[str] = ()) -> GGUFMetadata:
     """Read the header and KV section of a GGUF file through a memory map.
 
     Args:
         path: a ``.gguf`` file (vocab-only or a whole model; v2 or v3, either byte order).
+        raw_strings: keys whose array of strings is kept as a `GGUFStrings` (when the
+            compiled kernels are there) instead of a list: checked as the list would be.
 
     Returns:
         The `GGUFMetadata`.
@@ -146,16 +195,19 @@ def read_gguf_metadata(path: str | os.PathLike[str]) -> GGUFMetadata:
             if os.fstat(f.fileno()).st_size == 0:
                 raise FormatError("file is empty, expected the GGUF magic", file=name, key="header", offset=0)
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                return parse_gguf_metadata(mapped, file=name)
+                return parse_gguf_metadata(mapped, file=name, raw_strings=raw_strings)
     except OSError as err:
         raise FormatError(f"cannot read the file: {err}", file=name) from err
 
 
-def parse_gguf_metadata(data: bytes | bytearray | memoryview | mmap.mmap, *, file: str = "<bytes>") -> GGUFMetadata:
+def parse_gguf_metadata(data: bytes | bytearray | memoryview | mmap.mmap, *, file: str = "<bytes>",
+                        raw_strings: Collection[str] = ()) -> GGUFMetadata:
     """Parse the header and KV section of GGUF bytes (see `read_gguf_metadata`)."""
     if not isinstance(data, (bytes, mmap.mmap)):
         data = bytes(data)
-    return _Reader(data, file).metadata()
+    reader = _Reader(data, file)
+    reader.raw_strings = frozenset(raw_strings)
+    return reader.metadata()
 
 
 class _Reader:
@@ -171,6 +223,7 @@ class _Reader:
         self.order = "<"
         self.inner_arrays = 0
         self.kernel = kernels.kernel("wire")  # the string arrays in one call; None: the loop below
+        self.raw_strings: frozenset[str] = frozenset()  # keys read as GGUFStrings (with the kernel)
 
     def fail(self, reason: str, key: str, offset: int) -> FormatError:
         return FormatError(reason, file=self.file, key=key, offset=offset)
@@ -267,6 +320,12 @@ class _Reader:
             left = self.end - self.pos
             raise self.fail(f"array of {count} {item.name} cannot fit in the {left} bytes left", key, offset)
         if item is ValueType.STRING:
+            if depth == 0 and key in self.raw_strings and self.kernel is not None:
+                end = self.kernel.gguf_string_array_end(self.data, self.pos, self.end, count, self.order == ">")
+                if end is not None:  # None: the loop in `strings` says what is wrong, and where
+                    raw = GGUFStrings(bytes(self.data[self.pos : end]), count, self.order == ">")
+                    self.pos = end
+                    return raw, (ValueType.ARRAY, item)
             return self.strings(key, count), (ValueType.ARRAY, item)
         if item is not ValueType.ARRAY:
             return self.numbers(item, key, count), (ValueType.ARRAY, item)
