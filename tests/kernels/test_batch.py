@@ -306,3 +306,24 @@ def test_a_scanner_split_chains_its_pieces_to_the_model(scanner):
         module.Pipeline(None, "", False, False, False, len(split.SCANNERS), fast.model.batch_kernel())
     with pytest.raises(TypeError, match="split must be"):
         module.Pipeline(None, "", False, False, False, 1.5, fast.model.batch_kernel())
+
+
+def test_stages_show_their_compiled_forms():
+    """What each stage tells `batch_pipeline`: tiktoken's and tekken's split is its scanner, their
+    surrogate repair leaves other texts as they are, a `.model` split is the cut before "▁" runs."""
+    split = compiled("split")
+    from polytok.normalizers.surrogate_repair import SurrogateRepair
+    from polytok.pre_tokenizers.split import Split
+    from polytok.regex.split_patterns import CL100K, LLAMA3
+
+    _, mistral = loaded(real(*REAL[0]))
+    assert mistral.pre_tokenizer.batch_split() == "▁"
+    assert SurrogateRepair().batch_kernel() == (None, "", False, False, False)
+    assert Split(CL100K, "removed", invert=True, dialect="fancy").batch_split() == split.SCANNERS["cl100k"]
+    assert Split(LLAMA3, "isolated").batch_split() == split.SCANNERS["llama3"]
+    assert Split(LLAMA3, "isolated", invert=True).batch_split() is None
+    assert Split(LLAMA3, "merged_with_next").batch_split() is None
+    assert Split("▁+", "merged_with_previous").batch_split() is None
+    assert Split("x+", "merged_with_next").batch_split() is None
+    with polytok.kernels.pure_path():
+        assert Split(LLAMA3, "isolated").batch_split() is None

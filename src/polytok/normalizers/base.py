@@ -25,5 +25,7 @@ class NormalizerBase(ABC):
 
     def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None:
         """``(charsmap kernel, space, prefix, suffix, remove_extra)`` where `normalize` is the
-        compiled charsmap's sentencepiece walk with those space rules, else None."""
+        compiled charsmap's sentencepiece walk with those space rules; ``(None, "", False,
+        False, False)`` where it leaves every text without a lone surrogate as it is (the
+        batch kernel sends the others to the pure path); else None."""
         return None

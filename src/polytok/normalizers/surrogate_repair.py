@@ -14,6 +14,8 @@ straddle one).
 
 from __future__ import annotations
 
+from typing import Any
+
 import regex
 
 from ..normalized import NormalizedString
@@ -30,6 +32,9 @@ def _repair(text: str) -> str:
 class SurrogateRepair(NormalizerBase):
     def __repr__(self) -> str:
         return "SurrogateRepair()"
+
+    def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None:
+        return None, "", False, False, False  # no change to a text without surrogates (the only ones the batch takes)
 
     def normalize(self, text: str) -> str:
         if text.isascii() or _SURROGATE.search(text) is None:

@@ -52,7 +52,8 @@ class PreTokenizerBase(ABC):
         """The bounded word caches this pre-tokenizer fills as it runs."""
         return []
 
-    def batch_split(self) -> str | None:
-        """One character c where this pre-tokenizer cuts a text before every run of c but at its
-        start, and nothing else (``Split("c+", merged_with_next)``); None for any other."""
+    def batch_split(self) -> str | int | None:
+        """How `polytok._kernels.batch` cuts a text as this pre-tokenizer does, or None (most):
+        one character c, a cut before every run of c but at the text's start (``Split("c+",
+        merged_with_next)``); an int, the matches of that compiled scanner (`regex.scanners`)."""
         return None

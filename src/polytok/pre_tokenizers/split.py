@@ -88,12 +88,12 @@ class Split(SplittingPreTokenizer):
         self._splitter = RegexSplitter(compiled, behavior, invert, proof, empty_matches)
         self.splits_empty_text = self._splitter.splits_empty_text
 
-    def batch_split(self) -> str | None:
+    def batch_split(self) -> str | int | None:
         # sentencepiece's whitespace split as the readers write it, "▁+" merged with the next
         # piece: a cut before each run of "▁" but one at the start of the text
         if self.is_regex and not self.invert and self.behavior == "merged_with_next" and self.pattern == "\u2581+":
             return "\u2581"
-        return None
+        return self._splitter.batch_scanner() if isinstance(self._splitter, RegexSplitter) else None
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Split:

@@ -61,7 +61,7 @@ from .._config import join, optional
 from ..errors import EmptyMatchError, FormatError
 from ..normalized import NormalizedString
 from ..regex.oniguruma import Pattern, find_matches, match_spans
-from ..regex.scanners import scanner_for
+from ..regex.scanners import scanner_for, scanner_id
 from .base import PreTokenizerBase
 
 Behavior = Literal["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
@@ -166,6 +166,14 @@ class RegexSplitter:
         if self._findall is not None:
             return self._findall(text)
         return [text[m.start():m.end()] for m in self.pattern.finditer(text)]
+
+    def batch_scanner(self) -> int | None:
+        """The scanner (`regex.scanners.scanner_id`) whose matches are exactly `pieces` of every
+        non-empty text, or None: a known pattern, isolated or removed-and-inverted (its matches
+        tile the text and are never empty, so both behaviours keep just the matches)."""
+        if (self.behavior, self.invert) not in (("isolated", False), ("removed", True)):
+            return None
+        return scanner_id(self.pattern)
 
     @property
     def always_covers(self) -> bool:

@@ -21,7 +21,7 @@ from . import oniguruma
 from .fancy import translate_fancy
 from .split_patterns import CL100K, GPT2, GPT2_FACTORED, LLAMA3, O200K, QWEN2, R50K, TEKKEN
 
-__all__ = ["KNOWN", "scanner_for"]
+__all__ = ["KNOWN", "scanner_for", "scanner_id"]
 
 # (source pattern, dialects it is known in) -> scanner name (`polytok._kernels.split.SCANNERS`)
 _SOURCES: list[tuple[str, tuple[str, ...], str]] = [
@@ -43,6 +43,16 @@ def _translated(source: str, dialect: str) -> str:
 #: the `regex` spelling of every known pattern (as `compile_onig` / `compile_fancy` compile it) -> scanner
 KNOWN: dict[str, str] = {_translated(source, dialect): name
                          for source, dialects, name in _SOURCES for dialect in dialects}
+
+
+def scanner_id(pattern: object) -> int | None:
+    """The compiled scanner of `pattern` as its index in ``polytok._kernels.split.SCANNERS`` (what the
+    batch kernel takes), or None (pure path, or not a known pattern)."""
+    if not isinstance(pattern, oniguruma.OnigPattern):
+        return None
+    name = KNOWN.get(pattern.native.pattern)
+    module = kernels.kernel("split") if name is not None else None
+    return None if module is None else module.SCANNERS[name]
 
 
 def scanner_for(pattern: object) -> Callable[[str], list[str]] | None:

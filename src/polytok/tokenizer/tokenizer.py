@@ -286,7 +286,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         model = self.model.batch_kernel()
         if model is None:
             return None
-        split = ""
+        split: str | int = ""
         if self.pre_tokenizer is not None:
             found = self.pre_tokenizer.batch_split()
             if found is None:
