@@ -10,7 +10,8 @@
  * so a broken file gets the pure reader's error, with its key and offset.
  *
  * Every length and offset is checked against the buffer before it is read. The GIL is
- * held throughout: every step makes a Python object.
+ * held throughout (every step makes a Python object), except in gguf_string_array_end, a
+ * byte loop.
  *
  * Wire rules: protobuf's encoding (https://protobuf.dev/programming-guides/encoding/),
  * as polytok.formats.protobuf_wire applies them; GGUF: llama.cpp ggml/src/gguf.cpp
@@ -293,6 +294,8 @@ static PyObject *gguf_string_array_end(PyObject *self, PyObject *args) {
     if (end > view.len) end = view.len;
     const unsigned char *data = (const unsigned char *)view.buf;
     int valid = pos >= 0 && pos <= end && count >= 0 && count <= (end - pos) / 8;
+    /* a byte loop over the held buffer: no Python object is touched */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; valid && i < count; i++) {
         if (end - pos < 8) {
             valid = 0;
@@ -306,6 +309,7 @@ static PyObject *gguf_string_array_end(PyObject *self, PyObject *args) {
         }
         pos += (Py_ssize_t)size;
     }
+    Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (!valid) Py_RETURN_NONE;
     return PyLong_FromSsize_t(pos);
