@@ -13,7 +13,9 @@
  * The piece table is built once per model (`Merger`): an open-addressing hash of the pieces
  * as code point strings, each with its output id, its merge score (if it merges) and its
  * sentencepiece UNUSED flag. The per-call scratch (code points, links, queue) belongs to the
- * call, so one Merger serves several threads; long words merge without the GIL.
+ * call, so one Merger serves several threads; long words merge without the GIL. A sentencepiece
+ * `.model` read in C (polytok._kernels.spm_model) gives its table without a Python object per
+ * piece (`Merger.from_vocab`, from the reader's piece records).
  *
  * A word the kernel does not cover returns None from `ids`, and `tokenize` / `tokenize_all`
  * call the pure-Python fallback for it: a surviving UNUSED piece (sentencepiece resegments it
@@ -156,18 +158,13 @@ table_find(const Table *t, const Py_UCS4 *cps, Py_ssize_t len)
     }
 }
 
-/* The entry of `key` (a str), added if new. NULL with an exception set on failure. */
-static Entry *
-table_add(Table *t, PyObject *key)
+/* Room in the pool for `len` more code points; -1 with an exception set on failure. */
+static int
+pool_reserve(Table *t, Py_ssize_t len)
 {
-    if (!PyUnicode_Check(key)) {
-        PyErr_SetString(PyExc_TypeError, "spm_merge: pieces must be str");
-        return NULL;
-    }
-    Py_ssize_t len = PyUnicode_GET_LENGTH(key);
     if (len > MAX_WORD || (size_t)t->pool_len + (size_t)len > UINT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "spm_merge: the pieces are too long");
-        return NULL;
+        return -1;
     }
     if (t->pool_len + len > t->pool_cap) {
         size_t cap = (size_t)t->pool_cap;
@@ -175,21 +172,25 @@ table_add(Table *t, PyObject *key)
             cap *= 2;
         if (cap > (size_t)PY_SSIZE_T_MAX / sizeof(Py_UCS4)) {
             PyErr_NoMemory();
-            return NULL;
+            return -1;
         }
         Py_UCS4 *grown = PyMem_Realloc(t->pool, (size_t)cap * sizeof(Py_UCS4));
         if (grown == NULL) {
             PyErr_NoMemory();
-            return NULL;
+            return -1;
         }
         t->pool = grown;
         t->pool_cap = (Py_ssize_t)cap;
     }
-    Py_UCS4 *cps = t->pool + t->pool_len; /* kept only if the piece is new and longer than 2 */
-    int kind = PyUnicode_KIND(key);
-    const void *data = PyUnicode_DATA(key);
-    for (Py_ssize_t i = 0; i < len; i++)
-        cps[i] = PyUnicode_READ(kind, data, i);
+    return 0;
+}
+
+/* The entry of the `len` code points just written at the pool's end (reserved), added if new:
+ * they stay in the pool only if the piece is new and longer than 2. NULL with an exception set. */
+static Entry *
+table_insert(Table *t, Py_ssize_t len)
+{
+    Py_UCS4 *cps = t->pool + t->pool_len;
     uint64_t h = hash_cps(cps, len);
     uint32_t high = (uint32_t)(h >> 32);
     size_t slot = (size_t)h & t->mask;
@@ -224,6 +225,50 @@ table_add(Table *t, PyObject *key)
     if (len > t->max_len)
         t->max_len = len;
     return e;
+}
+
+/* The entry of `key` (a str), added if new. NULL with an exception set on failure. */
+static Entry *
+table_add(Table *t, PyObject *key)
+{
+    if (!PyUnicode_Check(key)) {
+        PyErr_SetString(PyExc_TypeError, "spm_merge: pieces must be str");
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(key);
+    if (pool_reserve(t, len) < 0)
+        return NULL;
+    Py_UCS4 *cps = t->pool + t->pool_len;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t i = 0; i < len; i++)
+        cps[i] = PyUnicode_READ(kind, data, i);
+    return table_insert(t, len);
+}
+
+/* The code points of the UTF-8 s[0:size] into out (room for size); their count, or -1 when it is
+ * not valid UTF-8 (spm_model checked it; a caller's bytes are not trusted). */
+static Py_ssize_t
+decode_utf8(const unsigned char *s, Py_ssize_t size, Py_UCS4 *out)
+{
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < size;) {
+        unsigned char c = s[i];
+        int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+        if (more < 0 || size - i <= more)
+            return -1;
+        Py_UCS4 cp = more == 0 ? c : more == 1 ? (Py_UCS4)(c & 0x1F) : more == 2 ? (Py_UCS4)(c & 0x0F) : (Py_UCS4)(c & 0x07);
+        for (int k = 1; k <= more; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return -1;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp > 0x10FFFF)
+            return -1;
+        out[n++] = cp;
+        i += more + 1;
+    }
+    return n;
 }
 
 /* ---- the Merger object ------------------------------------------------------------ */
@@ -264,54 +309,93 @@ as_int32(PyObject *value, int32_t *out, const char *what)
     return 0;
 }
 
-static int
-cmp_descending(const void *a, const void *b)
+/* Each merging entry's rank among the distinct scores, highest first: the queue then orders
+ * by (rank, left) in one integer. Equal scores (0.0 and -0.0 among them) share a rank. The
+ * entries are walked in score order: as they are when their scores never rise, else sorted by
+ * an LSD radix sort of the scores' bit patterns (n log n comparisons through qsort took most of
+ * a large vocabulary's build). */
+typedef struct {
+    uint64_t key; /* orders as the score descending: -0.0 right after 0.0 */
+    Py_ssize_t entry;
+} Ranked;
+
+static inline uint64_t
+descending_key(double score)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x < y) - (x > y);
+    uint64_t bits;
+    memcpy(&bits, &score, sizeof bits);
+    bits = (bits >> 63) ? ~bits : bits | ((uint64_t)1 << 63); /* ascending as the doubles (no NaN here) */
+    return ~bits;
 }
 
-/* Each merging entry's rank among the distinct scores, highest first: the queue then orders
- * by (rank, left) in one integer. Equal scores (0.0 and -0.0 among them) share a rank. */
+/* Sorts order[0:n] by key, with tmp (n) as scratch; a byte that every key shares is skipped. */
+static void
+radix_sort(Ranked *order, Ranked *tmp, Py_ssize_t n)
+{
+    for (int shift = 0; shift < 64; shift += 8) {
+        Py_ssize_t count[257] = {0};
+        for (Py_ssize_t i = 0; i < n; i++)
+            count[((order[i].key >> shift) & 0xFF) + 1]++;
+        if (count[((order[0].key >> shift) & 0xFF) + 1] == n)
+            continue;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (Py_ssize_t i = 0; i < n; i++)
+            tmp[count[(order[i].key >> shift) & 0xFF]++] = order[i];
+        memcpy(order, tmp, (size_t)n * sizeof(Ranked));
+    }
+}
+
 static int
 rank_scores(Table *t)
 {
-    Py_ssize_t n = 0;
-    for (Py_ssize_t i = 0; i < t->count; i++)
-        n += t->entries[i].has_score;
+    Py_ssize_t n = 0, last = -1;
+    int sorted = 1;
+    for (Py_ssize_t i = 0; i < t->count; i++) {
+        if (!t->entries[i].has_score)
+            continue;
+        if (last >= 0 && t->entries[i].score > t->entries[last].score)
+            sorted = 0;
+        last = i;
+        n++;
+    }
     if (n == 0)
         return 0;
-    double *sorted = PyMem_Malloc((size_t)n * sizeof(double));
-    if (sorted == NULL) {
+    if (sorted) { /* ranks in entry order, no scratch */
+        int32_t rank = 0;
+        last = -1;
+        for (Py_ssize_t i = 0; i < t->count; i++) {
+            Entry *e = &t->entries[i];
+            if (!e->has_score)
+                continue;
+            if (last >= 0 && e->score != t->entries[last].score)
+                rank++;
+            e->rank = rank;
+            last = i;
+        }
+        return 0;
+    }
+    Ranked *order = PyMem_Malloc((size_t)n * 2 * sizeof(Ranked)); /* n <= 2**29: no overflow */
+    if (order == NULL) {
         PyErr_NoMemory();
         return -1;
     }
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < t->count; i++) {
-        if (t->entries[i].has_score)
-            sorted[k++] = t->entries[i].score;
-    }
-    qsort(sorted, (size_t)n, sizeof(double), cmp_descending);
-    Py_ssize_t distinct = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (distinct == 0 || sorted[i] != sorted[distinct - 1])
-            sorted[distinct++] = sorted[i];
-    }
-    for (Py_ssize_t i = 0; i < t->count; i++) {
-        Entry *e = &t->entries[i];
-        if (!e->has_score)
+        if (!t->entries[i].has_score)
             continue;
-        Py_ssize_t lo = 0, hi = distinct;
-        while (lo < hi) {
-            Py_ssize_t mid = lo + (hi - lo) / 2;
-            if (sorted[mid] > e->score)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        e->rank = (int32_t)lo;
+        order[k].key = descending_key(t->entries[i].score);
+        order[k].entry = i;
+        k++;
     }
-    PyMem_Free(sorted);
+    radix_sort(order, order + n, n);
+    int32_t rank = 0;
+    for (Py_ssize_t i = 1; i <= n; i++) {
+        t->entries[order[i - 1].entry].rank = rank;
+        if (i < n && t->entries[order[i].entry].score != t->entries[order[i - 1].entry].score)
+            rank++;
+    }
+    PyMem_Free(order);
     return 0;
 }
 
@@ -320,6 +404,80 @@ cmp_ucs4(const void *a, const void *b)
 {
     Py_UCS4 x = *(const Py_UCS4 *)a, y = *(const Py_UCS4 *)b;
     return (x > y) - (x < y);
+}
+
+/* The whole symbols, byte ids and options of a Merger whose pieces are in (Merger_init, from_vocab). */
+static int
+init_rest(Merger *self, PyObject *symbols, PyObject *byte_ids, int mode, int unk_id, Py_ssize_t cache_limit,
+          Py_ssize_t cache_chars)
+{
+    PyObject *it, *item;
+    /* whole symbols */
+    Py_ssize_t n_symbols = PyObject_Length(symbols);
+    if (n_symbols < 0)
+        return -1;
+    if (table_init(&self->symbols, n_symbols) < 0)
+        return -1;
+    if ((size_t)n_symbols > PY_SSIZE_T_MAX / sizeof(Py_UCS4) - 1) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->starts = PyMem_Malloc(((size_t)n_symbols + 1) * sizeof(Py_UCS4));
+    if (self->starts == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    it = PyObject_GetIter(symbols);
+    if (it == NULL)
+        return -1;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (PyUnicode_Check(item) && PyUnicode_GET_LENGTH(item) > 0 && self->symbols.count < n_symbols) {
+            Py_ssize_t before = self->symbols.count;
+            if (table_add(&self->symbols, item) == NULL) {
+                Py_DECREF(item);
+                Py_DECREF(it);
+                return -1;
+            }
+            if (self->symbols.count > before)
+                self->starts[self->n_starts++] = PyUnicode_READ_CHAR(item, 0);
+        }
+        else if (!PyUnicode_Check(item)) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "spm_merge: symbols must be str");
+            return -1;
+        }
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred())
+        return -1;
+    qsort(self->starts, (size_t)self->n_starts, sizeof(Py_UCS4), cmp_ucs4);
+    /* byte ids */
+    PyObject *seq = PySequence_Fast(byte_ids, "spm_merge: byte_ids must be a sequence");
+    if (seq == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 256) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "spm_merge: byte_ids must have 256 entries");
+        return -1;
+    }
+    for (int b = 0; b < 256; b++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(seq, b);
+        self->byte_ids[b] = -1;
+        if (v != Py_None && (as_int32(v, &self->byte_ids[b], "byte id") < 0 || self->byte_ids[b] < 0)) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "spm_merge: negative byte id");
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    self->mode = mode;
+    self->unk_id = (int32_t)unk_id;
+    self->cache_limit = cache_limit;
+    self->cache_chars = cache_chars;
+    return 0;
 }
 
 /* Merger(outputs: dict[str, int], scores: dict[str, float], unused: set[str], symbols: set[str],
@@ -401,72 +559,120 @@ Merger_init(Merger *self, PyObject *args, PyObject *kwds)
     Py_DECREF(it);
     if (PyErr_Occurred())
         return -1;
-    /* whole symbols */
-    Py_ssize_t n_symbols = PyObject_Length(symbols);
-    if (n_symbols < 0)
-        return -1;
-    if (table_init(&self->symbols, n_symbols) < 0)
-        return -1;
-    if ((size_t)n_symbols > PY_SSIZE_T_MAX / sizeof(Py_UCS4) - 1) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    self->starts = PyMem_Malloc(((size_t)n_symbols + 1) * sizeof(Py_UCS4));
-    if (self->starts == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    it = PyObject_GetIter(symbols);
-    if (it == NULL)
-        return -1;
-    while ((item = PyIter_Next(it)) != NULL) {
-        if (PyUnicode_Check(item) && PyUnicode_GET_LENGTH(item) > 0 && self->symbols.count < n_symbols) {
-            Py_ssize_t before = self->symbols.count;
-            if (table_add(&self->symbols, item) == NULL) {
-                Py_DECREF(item);
-                Py_DECREF(it);
-                return -1;
-            }
-            if (self->symbols.count > before)
-                self->starts[self->n_starts++] = PyUnicode_READ_CHAR(item, 0);
+    return init_rest(self, symbols, byte_ids, mode, unk_id, cache_limit, cache_chars);
+}
+
+/* One piece record of polytok._kernels.spm_model (`Vocab.records`, spm_model.c's Record). */
+typedef struct {
+    uint32_t start, len; /* of the piece's UTF-8 text in the file's bytes */
+    float score;
+    uint32_t type; /* 1..6: NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE */
+} SpmRecord;
+
+enum { PIECE_NORMAL = 1, PIECE_USER_DEFINED = 4, PIECE_UNUSED = 5 };
+
+/* The piece table of sentencepiece's rules straight from a Vocab's records (what `SPM` passes
+ * as `_outputs` and `_merge_score` for a .model whose pieces are all distinct): NORMAL,
+ * USER_DEFINED and UNUSED pieces are outputs and merge with their score (-0.0 as the tiniest
+ * negative double, as `_sentencepiece_build._bpe` passes it), UNUSED ones flagged. */
+static int
+pieces_from_records(Merger *self, const unsigned char *data, Py_ssize_t size, const SpmRecord *records,
+                    Py_ssize_t n)
+{
+    Py_ssize_t expected = 0, total = 0; /* entries, and bytes: room for their code points */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t type = records[i].type;
+        if (type == PIECE_NORMAL || type == PIECE_USER_DEFINED || type == PIECE_UNUSED) {
+            expected++;
+            total += records[i].len < MAX_WORD ? records[i].len : MAX_WORD;
         }
-        else if (!PyUnicode_Check(item)) {
-            Py_DECREF(item);
-            Py_DECREF(it);
-            PyErr_SetString(PyExc_TypeError, "spm_merge: symbols must be str");
+    }
+    if (total > MAX_WORD)
+        total = MAX_WORD; /* pool_reserve grows it further when needed */
+    if (table_init(&self->pieces, expected) < 0 || pool_reserve(&self->pieces, total) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const SpmRecord *r = &records[i];
+        if (r->type != PIECE_NORMAL && r->type != PIECE_USER_DEFINED && r->type != PIECE_UNUSED)
+            continue;
+        if ((Py_ssize_t)r->start > size || (Py_ssize_t)r->len > size - (Py_ssize_t)r->start) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: a piece record points past the data");
             return -1;
         }
-        Py_DECREF(item);
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred())
-        return -1;
-    qsort(self->starts, (size_t)self->n_starts, sizeof(Py_UCS4), cmp_ucs4);
-    /* byte ids */
-    PyObject *seq = PySequence_Fast(byte_ids, "spm_merge: byte_ids must be a sequence");
-    if (seq == NULL)
-        return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != 256) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "spm_merge: byte_ids must have 256 entries");
-        return -1;
-    }
-    for (int b = 0; b < 256; b++) {
-        PyObject *v = PySequence_Fast_GET_ITEM(seq, b);
-        self->byte_ids[b] = -1;
-        if (v != Py_None && (as_int32(v, &self->byte_ids[b], "byte id") < 0 || self->byte_ids[b] < 0)) {
-            Py_DECREF(seq);
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "spm_merge: negative byte id");
+        double score = (double)r->score;
+        if (isnan(score)) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: a NaN score");
             return -1;
         }
+        if (score == 0.0 && signbit(score))
+            score = -5e-324;
+        if (pool_reserve(&self->pieces, r->len) < 0)
+            return -1;
+        Py_ssize_t len = decode_utf8(data + r->start, r->len, self->pieces.pool + self->pieces.pool_len);
+        if (len < 0) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: a piece is not UTF-8");
+            return -1;
+        }
+        Py_ssize_t before = self->pieces.count;
+        Entry *e = table_insert(&self->pieces, len);
+        if (e == NULL)
+            return -1;
+        if (self->pieces.count == before) {
+            PyErr_SetString(PyExc_ValueError, "spm_merge: a piece is listed twice");
+            return -1;
+        }
+        e->out_id = (int32_t)i;
+        e->score = score;
+        e->has_score = 1;
+        e->unused = r->type == PIECE_UNUSED;
     }
-    Py_DECREF(seq);
-    self->mode = mode;
-    self->unk_id = (int32_t)unk_id;
-    self->cache_limit = cache_limit;
-    self->cache_chars = cache_chars;
-    return 0;
+    return rank_scores(&self->pieces);
+}
+
+/* Merger.from_vocab(data: bytes, records: bytes, symbols, byte_ids, mode, unk_id, cache_limit, cache_chars)
+ * The Merger of a sentencepiece .model read by spm_model (`Vocab.data`, `Vocab.records`); the
+ * other arguments as Merger's. ValueError: a NaN score, a piece listed twice, a bad record. */
+static PyObject *
+Merger_from_vocab(PyTypeObject *type, PyObject *args)
+{
+    Py_buffer data, records;
+    PyObject *symbols, *byte_ids;
+    int mode, unk_id;
+    Py_ssize_t cache_limit, cache_chars;
+    if (!PyArg_ParseTuple(args, "y*y*OOiinn:from_vocab", &data, &records, &symbols, &byte_ids, &mode, &unk_id,
+                          &cache_limit, &cache_chars))
+        return NULL;
+    Merger *self = NULL;
+    if (mode != MODE_UNK && mode != MODE_BYTE_FALLBACK) {
+        PyErr_SetString(PyExc_ValueError, "spm_merge: from_vocab takes sentencepiece's modes");
+        goto fail;
+    }
+    if (records.len % (Py_ssize_t)sizeof(SpmRecord) != 0 || records.len / (Py_ssize_t)sizeof(SpmRecord) > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "spm_merge: records must be whole piece records");
+        goto fail;
+    }
+    self = (Merger *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        goto fail;
+    Py_ssize_t n = records.len / (Py_ssize_t)sizeof(SpmRecord);
+    SpmRecord *copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord)); /* aligned, whatever the buffer */
+    if (copy == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    memcpy(copy, records.buf, (size_t)records.len);
+    int status = pieces_from_records(self, data.buf, data.len, copy, n);
+    PyMem_Free(copy);
+    if (status < 0 || init_rest(self, symbols, byte_ids, mode, unk_id, cache_limit, cache_chars) < 0)
+        goto fail;
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&records);
+    return (PyObject *)self;
+fail:
+    Py_XDECREF(self);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&records);
+    return NULL;
 }
 
 /* ---- the merge -------------------------------------------------------------------- */
@@ -984,6 +1190,9 @@ done:
 }
 
 static PyMethodDef Merger_methods[] = {
+    {"from_vocab", (PyCFunction)Merger_from_vocab, METH_VARARGS | METH_CLASS,
+     "from_vocab(data, records, symbols, byte_ids, mode, unk_id, cache_limit, cache_chars) -> Merger: the table of a "
+     "sentencepiece .model straight from spm_model's records."},
     {"ids", (PyCFunction)Merger_ids, METH_O,
      "ids(word) -> list[int] | None: the ids of one word, None where the pure path must run."},
     {"tokenize", (PyCFunction)(void (*)(void))Merger_tokenize, METH_FASTCALL,

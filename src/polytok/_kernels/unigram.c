@@ -12,7 +12,9 @@
  * node's id and score. `nodes(word)` runs the Viterbi over the code points of `word` (a str:
  * lone surrogates are code points like any other) and returns the best path's ids, with
  * sentencepiece's and llama.cpp's unknown-run rules applied ("collapse"), or the nodes and
- * where each ends (HF's "fuse", and spans), which the caller rewrites in Python.
+ * where each ends (HF's "fuse", and spans), which the caller rewrites in Python. A sentencepiece
+ * `.model` read in C (polytok._kernels.spm_model) gives its Lattice without a Python object per
+ * piece (`Lattice.from_vocab`, from the reader's piece records).
  *
  * The rules, exactly as the pure loops: positions in order; from each, the pieces that start
  * there shortest first (the trie walk), then, if no one-character piece starts there, the
@@ -158,18 +160,20 @@ static int trie_finish(Trie *t) {
         if (k != 0 && (k >> 21) == 1 && (k & 0x1FFFFF) < ROOT_TABLE_MAX && (uint32_t)(k & 0x1FFFFF) >= size)
             size = (uint32_t)(k & 0x1FFFFF) + 1;
     }
+    if (t->mask > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "trie too large");
+        return -1;
+    }
     t->root = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(int32_t));
     if (!t->root) {
         PyErr_NoMemory();
         return -1;
     }
-    for (uint32_t cp = 0; cp < size; cp++) {
-        Py_ssize_t slot = trie_find(t, 0, cp);
-        if (slot > INT32_MAX) {
-            PyErr_SetString(PyExc_OverflowError, "trie too large");
-            return -1;
-        }
-        t->root[cp] = (int32_t)slot;
+    /* one pass over the slots (a probe per code point below `size` took milliseconds for CJK) */
+    for (uint32_t cp = 0; cp < size; cp++) t->root[cp] = -1;
+    for (Py_ssize_t i = 0; i <= t->mask; i++) {
+        uint64_t k = t->slots[i].key;
+        if (k != 0 && (k >> 21) == 1 && (k & 0x1FFFFF) < size) t->root[k & 0x1FFFFF] = (int32_t)i;
     }
     t->root_size = size;
     return 0;
@@ -241,6 +245,47 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     return status;
 }
 
+/* The scores (0.0 until the caller fills them), id objects, options and byte ids of a Lattice
+ * of `size` ids; byte_ids: None or a tuple of 256 ids or None. */
+static int Lattice_setup(Lattice *self, Py_ssize_t size, long unk_id, double unk_score, int float32,
+                         int raise_unknown, int collapse, PyObject *byte_ids) {
+    self->scores = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(double));
+    self->id_objects = PyMem_Calloc((size_t)(size ? size : 1), sizeof(PyObject *));
+    if (!self->scores || !self->id_objects) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->size = size;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        self->scores[i] = 0.0;
+        self->id_objects[i] = PyLong_FromSsize_t(i);
+        if (!self->id_objects[i]) return -1;
+    }
+    self->unk_object = PyLong_FromLong(unk_id);
+    if (!self->unk_object) return -1;
+    self->unk_id = (int32_t)unk_id;
+    self->unk_score = unk_score;
+    self->float32 = float32;
+    self->raise_unknown = raise_unknown;
+    self->collapse = collapse;
+    self->byte_fallback = byte_ids != Py_None;
+    for (int b = 0; b < 256; b++) self->byte_ids[b] = -1;
+    if (self->byte_fallback) {
+        for (int b = 0; b < 256; b++) {
+            PyObject *item = PyTuple_GET_ITEM(byte_ids, b);
+            if (item == Py_None) continue;
+            Py_ssize_t id = PyLong_AsSsize_t(item);
+            if (id == -1 && PyErr_Occurred()) return -1;
+            if (id < 0 || id >= size) {
+                PyErr_SetString(PyExc_ValueError, "byte id out of range");
+                return -1;
+            }
+            self->byte_ids[b] = (int32_t)id;
+        }
+    }
+    return 0;
+}
+
 static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObject *scores, long unk_id,
                          double unk_score, int float32, int raise_unknown, int collapse, PyObject *byte_ids) {
     if (self->scores || self->trie.slots) {
@@ -274,41 +319,11 @@ static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObjec
         total += PyUnicode_GET_LENGTH(piece);
     }
     if (trie_init(&self->trie, total) < 0) return -1;
-    self->scores = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(double));
-    self->id_objects = PyMem_Calloc((size_t)(size ? size : 1), sizeof(PyObject *));
-    if (!self->scores || !self->id_objects) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    self->size = size;
+    if (Lattice_setup(self, size, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids) < 0) return -1;
     for (Py_ssize_t i = 0; i < size; i++) {
         double score = PyFloat_AsDouble(PyTuple_GET_ITEM(scores, i));
         if (score == -1.0 && PyErr_Occurred()) return -1;
         self->scores[i] = score;
-        self->id_objects[i] = PyLong_FromSsize_t(i);
-        if (!self->id_objects[i]) return -1;
-    }
-    self->unk_object = PyLong_FromLong(unk_id);
-    if (!self->unk_object) return -1;
-    self->unk_id = (int32_t)unk_id;
-    self->unk_score = unk_score;
-    self->float32 = float32;
-    self->raise_unknown = raise_unknown;
-    self->collapse = collapse;
-    self->byte_fallback = byte_ids != Py_None;
-    for (int b = 0; b < 256; b++) self->byte_ids[b] = -1;
-    if (self->byte_fallback) {
-        for (int b = 0; b < 256; b++) {
-            PyObject *item = PyTuple_GET_ITEM(byte_ids, b);
-            if (item == Py_None) continue;
-            Py_ssize_t id = PyLong_AsSsize_t(item);
-            if (id == -1 && PyErr_Occurred()) return -1;
-            if (id < 0 || id >= size) {
-                PyErr_SetString(PyExc_ValueError, "byte id out of range");
-                return -1;
-            }
-            self->byte_ids[b] = (int32_t)id;
-        }
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pieces); i++) {
         PyObject *piece = PyTuple_GET_ITEM(pieces, i);
@@ -338,6 +353,126 @@ static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObjec
     if (trie_finish(&self->trie) < 0) return -1;
     self->ready = 1;
     return 0;
+}
+
+/* One piece record of polytok._kernels.spm_model (`Vocab.records`, spm_model.c's Record). */
+typedef struct {
+    uint32_t start, len; /* of the piece's UTF-8 text in the file's bytes */
+    float score;
+    uint32_t type; /* 1..6: NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE */
+} SpmRecord;
+
+/* The next code point of the UTF-8 s[*at:size] (advancing *at), or -1 if it is not valid UTF-8. */
+static int32_t next_utf8(const unsigned char *s, Py_ssize_t size, Py_ssize_t *at) {
+    unsigned char c = s[*at];
+    int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+    if (more < 0 || size - *at <= more) return -1;
+    uint32_t cp = more == 0 ? c : more == 1 ? (uint32_t)(c & 0x1F) : more == 2 ? (uint32_t)(c & 0x0F) : (uint32_t)(c & 0x07);
+    for (int k = 1; k <= more; k++) {
+        if ((s[*at + k] & 0xC0) != 0x80) return -1;
+        cp = (cp << 6) | (s[*at + k] & 0x3F);
+    }
+    if (cp > 0x10FFFF) return -1;
+    *at += more + 1;
+    return (int32_t)cp;
+}
+
+/* The trie and path scores of sentencepiece's rules from a Vocab's records (what `Unigram` gets
+ * from `_sentencepiece_build._unigram` for a .model whose pieces are all distinct): NORMAL and
+ * USER_DEFINED pieces match, as their own id; a USER_DEFINED piece scores the float32 of
+ * 0.1 * (UTF-8 length - 1), any other its own score. */
+static int Lattice_fill_records(Lattice *self, const unsigned char *data, Py_ssize_t size, const SpmRecord *records,
+                                Py_ssize_t n) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const SpmRecord *r = &records[i];
+        if ((Py_ssize_t)r->start > size || (Py_ssize_t)r->len > size - (Py_ssize_t)r->start) {
+            PyErr_SetString(PyExc_ValueError, "a piece record points past the data");
+            return -1;
+        }
+        if (r->type == 4) self->scores[i] = (double)(float)(0.1 * (double)((Py_ssize_t)r->len - 1));
+        else self->scores[i] = (double)r->score;
+        if (r->type != 1 && r->type != 4) continue;
+        for (uint32_t b = 0; b < r->len; b++) total += (data[r->start + b] & 0xC0) != 0x80; /* code points */
+    }
+    if (trie_init(&self->trie, total) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const SpmRecord *r = &records[i];
+        if ((r->type != 1 && r->type != 4) || r->len == 0) continue;
+        const unsigned char *s = data + r->start;
+        uint32_t node = 0;
+        Py_ssize_t slot = -1;
+        for (Py_ssize_t at = 0; at < (Py_ssize_t)r->len;) {
+            int32_t cp = next_utf8(s, r->len, &at);
+            if (cp < 0) {
+                PyErr_SetString(PyExc_ValueError, "a piece is not UTF-8");
+                return -1;
+            }
+            slot = trie_add(&self->trie, node, (uint32_t)cp);
+            if (slot < 0) return -1;
+            node = self->trie.slots[slot].child;
+        }
+        if (self->trie.slots[slot].id >= 0) {
+            PyErr_SetString(PyExc_ValueError, "a piece is listed twice");
+            return -1;
+        }
+        self->trie.slots[slot].id = (int32_t)i;
+    }
+    return trie_finish(&self->trie);
+}
+
+/* Lattice.from_vocab(data: bytes, records: bytes, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids)
+ * The Lattice of a sentencepiece .model read by spm_model (`Vocab.data`, `Vocab.records`); the
+ * other arguments as Lattice's. ValueError: a piece listed twice, a bad record. */
+static PyObject *Lattice_from_vocab(PyTypeObject *type, PyObject *args) {
+    Py_buffer data, records;
+    long unk_id;
+    double unk_score;
+    int float32, raise_unknown, collapse;
+    PyObject *byte_ids;
+    if (!PyArg_ParseTuple(args, "y*y*ldpppO:from_vocab", &data, &records, &unk_id, &unk_score, &float32,
+                          &raise_unknown, &collapse, &byte_ids))
+        return NULL;
+    Lattice *self = NULL;
+    SpmRecord *copy = NULL;
+    PyObject *bytes_tuple = NULL;
+    Py_ssize_t n = records.len / (Py_ssize_t)sizeof(SpmRecord);
+    if (records.len % (Py_ssize_t)sizeof(SpmRecord) != 0 || n > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "records must be whole piece records");
+        goto fail;
+    }
+    if (unk_id < -1 || unk_id >= n) {
+        PyErr_SetString(PyExc_ValueError, "unk_id out of range");
+        goto fail;
+    }
+    if (byte_ids != Py_None && (!PyList_Check(byte_ids) || PyList_GET_SIZE(byte_ids) != 256)) {
+        PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
+        goto fail;
+    }
+    bytes_tuple = byte_ids == Py_None ? Py_NewRef(Py_None) : PyList_AsTuple(byte_ids);
+    copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord)); /* aligned, whatever the buffer */
+    self = (Lattice *)type->tp_alloc(type, 0);
+    if (!bytes_tuple || !copy || !self) {
+        if (!copy) PyErr_NoMemory();
+        goto fail;
+    }
+    memcpy(copy, records.buf, (size_t)records.len);
+    if (Lattice_setup(self, n, unk_id, unk_score, float32, raise_unknown, collapse, bytes_tuple) < 0
+        || Lattice_fill_records(self, data.buf, data.len, copy, n) < 0)
+        goto fail;
+    self->ready = 1;
+    PyMem_Free(copy);
+    Py_DECREF(bytes_tuple);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&records);
+    return (PyObject *)self;
+fail:
+    Py_XDECREF(self);
+    Py_XDECREF(bytes_tuple);
+    PyMem_Free(copy);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&records);
+    return NULL;
 }
 
 /* -- the Viterbi ---------------------------------------------------------------------------- */
@@ -711,6 +846,9 @@ static PyObject *Lattice_reduce(Lattice *self, PyObject *unused) {
 static PyMethodDef Lattice_methods[] = {
     {"nodes", (PyCFunction)(void (*)(void))Lattice_nodes, METH_FASTCALL,
      "nodes(word, with_ends) -> (ids, ends or None): the best path's ids and where each ends"},
+    {"from_vocab", (PyCFunction)Lattice_from_vocab, METH_VARARGS | METH_CLASS,
+     "from_vocab(data, records, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids) -> Lattice: the "
+     "trie and scores of a sentencepiece .model straight from spm_model's records"},
     {"__reduce__", (PyCFunction)Lattice_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

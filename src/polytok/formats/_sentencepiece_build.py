@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
+from .. import kernels
 from ..errors import FormatError
 from ..facts import FormatFacts, eos_ends, named_ids
 from ..special import AddedToken, SpecialTokens
@@ -38,9 +39,14 @@ _SPECIAL_PIECES = {"unk": ("unk_piece", "<unk>", UNKNOWN), "bos": ("bos_piece", 
 
 def build_tokenizer(proto: ModelProto) -> Tokenizer:
     """The `Tokenizer` of a parsed model (module notes of `polytok.formats.sentencepiece`)."""
-    if proto.trainer("byte_fallback", False):
-        proto.types = [UNUSED if p == "\0" else t for p, t in zip(proto.pieces, proto.types)]
-    odd = _odd_ids(proto.types)
+    if proto.vocab is not None and proto.model_type not in ("bpe", "unigram"):
+        proto.materialize()
+    if proto.vocab is not None:
+        odd = proto.vocab.odd  # no piece is "\0" (`Vocab.usual`)
+    else:
+        if proto.trainer("byte_fallback", False):
+            proto.types = [UNUSED if p == "\0" else t for p, t in zip(proto.pieces, proto.types)]
+        odd = _odd_ids(proto.types)
     unk_id = _check_pieces(proto, odd)
     model, pre_tokenizer = _model(proto, unk_id, odd)
     named = named_ids(_special_ids(proto, unk_id), proto.pieces.__getitem__)
@@ -72,19 +78,9 @@ def _fail(proto: ModelProto, reason: str, key: str) -> FormatError:
 
 def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
     """sentencepiece's load checks; returns the model's unknown id (None when there is none)."""
+    if proto.vocab is None:  # else spm_model has checked every piece (`Vocab.usual`)
+        _check_every_piece(proto)
     pieces, types = proto.pieces, proto.types
-    if not all(pieces):
-        raise _fail(proto, "piece must not be empty", f"pieces[{pieces.index('')}]")
-    if max(map(len, pieces), default=0) >= 2000:
-        long = next(i for i, p in enumerate(pieces) if len(p.encode("utf-8")) >= 8000)
-        raise _fail(proto, "piece is too long", f"pieces[{long}]")
-    if "\0" in "".join(pieces):
-        nul = next((i for i, (p, t) in enumerate(zip(pieces, types)) if "\0" in p and (p != "\0" or t != UNUSED)),
-                   None)
-        if nul is not None:
-            raise _fail(proto, "piece must not include a NUL character", f"pieces[{nul}]")
-    if len(set(pieces)) != len(pieces):
-        _check_duplicates(proto)
     special = [i for i in odd if types[i] in (UNKNOWN, BYTE)]
     unknown = [i for i in special if types[i] == UNKNOWN]
     if len(unknown) > 1:
@@ -106,6 +102,24 @@ def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
         raise _fail(proto, f"there are {len(bytes_found)} byte pieces, not 256, although byte_fallback is true",
                     "pieces")
     return unknown[0] if unknown else None
+
+
+def _check_every_piece(proto: ModelProto) -> None:
+    """The checks that look at every piece (empty, too long, NUL, defined twice)."""
+    pieces, types = proto.pieces, proto.types
+    if not all(pieces):
+        raise _fail(proto, "piece must not be empty", f"pieces[{pieces.index('')}]")
+    if max(map(len, pieces), default=0) >= 2000:
+        long = next((i for i, p in enumerate(pieces) if len(p.encode("utf-8")) >= 8000), None)
+        if long is not None:
+            raise _fail(proto, "piece is too long", f"pieces[{long}]")
+    if "\0" in "".join(pieces):
+        nul = next((i for i, (p, t) in enumerate(zip(pieces, types)) if "\0" in p and (p != "\0" or t != UNUSED)),
+                   None)
+        if nul is not None:
+            raise _fail(proto, "piece must not include a NUL character", f"pieces[{nul}]")
+    if len(set(pieces)) != len(pieces):
+        _check_duplicates(proto)
 
 
 def _check_duplicates(proto: ModelProto) -> None:
@@ -165,9 +179,30 @@ def _model(proto: ModelProto, unk_id: int | None, odd: list[int]) -> tuple[Any, 
 
 def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str],
          odd: list[int]) -> tuple[Any, Any]:
-    from ..models.spm import SPM
     from ..pre_tokenizers.split import Split
 
+    model = _bpe_compiled(proto, unk_id, byte_fallback, user_defined, odd)
+    if model is None:
+        from ..models.spm import SPM
+
+        model = SPM(**_bpe_arguments(proto.materialize(), user_defined, odd),
+                    unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
+    types = proto.types
+    if proto.vocab is not None:
+        found = proto.vocab.find(_SPACE)
+        space_id = found if found >= 0 else None
+        joins = proto.vocab.joins_space
+    else:
+        space_id = model.token_to_id(_SPACE)
+        joins = None
+    cut = (proto.normalizer("escape_whitespaces") and not proto.trainer("treat_whitespace_as_suffix", False)
+           and space_id is not None and types[space_id] in (NORMAL, USER_DEFINED)
+           and UNUSED not in types and not (_joins_space_to_text(proto, odd) if joins is None else joins))
+    return model, Split("\u2581+", "merged_with_next") if cut else None
+
+
+def _bpe_arguments(proto: ModelProto, user_defined: list[str], odd: list[int]) -> dict[str, Any]:
+    """`SPM`'s vocabulary and options of sentencepiece's rules (`_bpe`)."""
     types, n = proto.types, len(proto.types)
     # sentencepiece orders -0.0 below 0.0 (bit-pattern compare): the tiniest negative double keeps that order
     scores = proto.scores
@@ -181,13 +216,35 @@ def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_define
     for i in odd:
         mergeable[i] = types[i] in (USER_DEFINED, UNUSED)
         unused[i] = types[i] == UNUSED
-    model = SPM(list(zip(proto.pieces, scores)), mergeable=mergeable, unused=unused, whole_symbols=user_defined,
-                unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
-    space_id = model.token_to_id(_SPACE)
-    cut = (proto.normalizer("escape_whitespaces") and not proto.trainer("treat_whitespace_as_suffix", False)
-           and space_id is not None and types[space_id] in (NORMAL, USER_DEFINED)
-           and UNUSED not in types and not _joins_space_to_text(proto, odd))
-    return model, Split("\u2581+", "merged_with_next") if cut else None
+    return {"vocab": list(zip(proto.pieces, scores)), "mergeable": mergeable, "unused": unused,
+            "whole_symbols": user_defined}
+
+
+def _bpe_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str],
+                  odd: list[int]) -> Any:
+    """The `SPM` of a model read in C, its merge table built from the file's bytes
+    (``Merger.from_vocab``, the same table `SPM._compiled` builds from `_bpe_arguments`), its
+    pure lookups deferred; None: the pure reader's proto, or no compiled merge."""
+    vocab = proto.vocab
+    module = kernels.kernel("spm_merge") if vocab is not None and len(vocab) else None
+    if module is None or (not byte_fallback and unk_id is None):
+        return None
+    from ..models._cache import CACHE_SIZE, CACHED_WORD_CHARS
+    from ..models.spm import SPM
+
+    try:
+        merger = module.Merger.from_vocab(vocab.data, vocab.records, frozenset(s for s in user_defined if s),
+                                          _byte_ids(vocab), 2 if byte_fallback else 1,
+                                          -1 if unk_id is None else unk_id, CACHE_SIZE, CACHED_WORD_CHARS)
+    except (ValueError, OverflowError):
+        return None
+    return SPM.from_kernel(merger, vocab, lambda: _bpe_arguments(proto.materialize(), user_defined, odd), vocab.find,
+                           unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
+
+
+def _byte_ids(vocab: Any) -> list[int | None]:
+    """The id of each byte's ``<0xHH>`` piece (None: none) in a model read in C."""
+    return [None if found < 0 else found for found in map(vocab.find, _BYTE_PIECES)]
 
 
 def _indices(values: list[Any], value: Any) -> list[int]:
@@ -205,20 +262,55 @@ def _indices(values: list[Any], value: Any) -> list[int]:
 def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: list[int]) -> Any:
     from ..models.unigram import Unigram
 
+    if proto.vocab is not None:
+        least = proto.vocab.min_normal_score
+        unk_score = as_float32((_FLT_MAX if least is None else least) - 10.0)
+        model = _unigram_compiled(proto, unk_id, byte_fallback, odd, unk_score)
+        if model is not None:
+            return model
+        proto.materialize()
+    if not all(map(math.isfinite, proto.scores)):
+        index = next(i for i, score in enumerate(proto.scores) if not math.isfinite(score))
+        raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
+    unk_score = as_float32(min(compress(proto.scores, map(NORMAL.__eq__, proto.types)), default=_FLT_MAX) - 10.0)
+    return Unigram(**_unigram_arguments(proto, odd), unk_id=unk_id, byte_fallback=byte_fallback, unk_score=unk_score,
+                   unknown_runs="collapse", float32=True)
+
+
+def _unigram_arguments(proto: ModelProto, odd: list[int]) -> dict[str, Any]:
+    """`Unigram`'s vocabulary (user-defined pieces scored as sentencepiece scores them) and matchable pieces."""
     pieces, types = proto.pieces, proto.types
     scores = list(proto.scores)
-    if not all(map(math.isfinite, scores)):
-        index = next(i for i, score in enumerate(scores) if not math.isfinite(score))
-        raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
     matchable = [True] * len(types)
     for index in odd:
         if types[index] == USER_DEFINED:
             scores[index] = as_float32(0.1 * (len(pieces[index].encode("utf-8")) - 1))
         else:
             matchable[index] = False
-    unk_score = as_float32(min(compress(proto.scores, map(NORMAL.__eq__, types)), default=_FLT_MAX) - 10.0)
-    return Unigram(list(zip(pieces, scores)), unk_id, byte_fallback, matchable=matchable, unk_score=unk_score,
-                   unknown_runs="collapse", float32=True)
+    return {"vocab": list(zip(pieces, scores)), "matchable": matchable, "zero_score": None}
+
+
+def _unigram_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: list[int],
+                      unk_score: float) -> Any:
+    """The `Unigram` of a model read in C (finite scores, distinct pieces: `Vocab.usual`), its
+    `Lattice` built from the file's bytes (``Lattice.from_vocab``, the same trie and scores
+    `Unigram._build_paths` builds from `_unigram_arguments`), its lookups deferred; None: no
+    compiled Viterbi."""
+    vocab = proto.vocab
+    module = kernels.kernel("unigram")
+    if module is None or not len(vocab):
+        return None
+    from ..models.unigram import Unigram
+
+    byte_ids = _byte_ids(vocab) if byte_fallback else None
+    try:
+        lattice = module.Lattice.from_vocab(vocab.data, vocab.records, -1 if unk_id is None else unk_id, unk_score,
+                                            True, False, True, byte_ids)
+    except (ValueError, OverflowError):
+        return None
+    return Unigram.from_kernel(lattice, vocab, lambda: _unigram_arguments(proto.materialize(), odd), vocab.find,
+                               unk_id=unk_id, unk_score=unk_score, byte_fallback=byte_fallback, byte_ids=byte_ids,
+                               unknown_runs="collapse", float32=True)
 
 
 def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, odd: list[int] | None) -> Precompiled:
@@ -273,7 +365,7 @@ def _special_ids(proto: ModelProto, unk_id: int | None) -> dict[str, int]:
     ids: dict[str, int] = {}
     for name, (field, default, wanted) in _SPECIAL_PIECES.items():
         text = proto.trainer(field, "") or default
-        found = _indices(pieces, text)
+        found = _indices(pieces, text) if proto.vocab is None else [at for at in [proto.vocab.find(text)] if at >= 0]
         if reserved_first:
             found.sort(key=lambda i: types[i] not in _RESERVED)  # PieceToId: the reserved map first
         at = found[0] if found else unk_id

@@ -23,7 +23,6 @@ is also how proto2 presence such as ``has_unk_surface()`` is kept).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
@@ -40,19 +39,28 @@ class WireError(FormatError):
     """A protobuf message that cannot be read; the message names the field path and byte offset."""
 
 
-@dataclass(frozen=True, slots=True)
 class Field:
-    """One field of a schema.
+    """One field of a schema (read-only by convention).
 
     kind: ``"string"`` (UTF-8), ``"bytes"``, ``"bool"``, ``"int32"``, ``"uint64"``,
     ``"float"``, ``"enum"`` (with `values`) or ``"message"`` (with `schema`).
+
+    A plain class rather than a frozen dataclass: building a dataclass costs about a
+    millisecond at import, and this module is imported by every ``.model`` load.
     """
 
-    name: str
-    kind: str
-    repeated: bool = False
-    schema: dict[int, Field] | None = None
-    values: frozenset[int] = frozenset()
+    __slots__ = ("name", "kind", "repeated", "schema", "values")
+
+    def __init__(self, name: str, kind: str, repeated: bool = False, schema: dict[int, Field] | None = None,
+                 values: frozenset[int] = frozenset()) -> None:
+        self.name = name
+        self.kind = kind
+        self.repeated = repeated
+        self.schema = schema
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r}, {self.kind!r})"
 
     @property
     def wire(self) -> int:

@@ -46,13 +46,21 @@ unknown piece without byte_fallback, NaN/Inf unigram scores, a broken
 charsmap) raises `FormatError`, as does a truncated or corrupt file (with the
 byte offset and field path).
 
-Performance. Load: the pieces are read by a fast path before the generic field
-walk: the compiled ``polytok._kernels.wire.read_pieces`` (piece, score and type in
-any order; it hands anything else, broken or unusual, to the pure walk, so errors
-are the pure reader's), else `_read_usual_pieces` for their usual layout. The
-load checks work on whole lists (a set for duplicates, a joined string for NUL and
-"▁" tests, str.count for runs of "▁"), and the checks that concern the other
-piece types walk the non-NORMAL ids alone (`_sentencepiece_build._odd_ids`).
+Performance. Load: where the kernels are built, ``polytok._kernels.spm_model`` reads the
+pieces in C (`_read_compiled`): per piece an offset into the file's bytes, its score and
+type, an index from text to id, and the load checks that look at every piece; the BPE merge
+table (``spm_merge.Merger.from_vocab``) and the Unigram trie and scores
+(``unigram.Lattice.from_vocab``) are built from those records in C, and the models' Python
+lookups (a dict of every piece, ...) are deferred to their first use
+(`polytok.models._deferred_tables`): a load makes no Python object per piece. Anything
+unusual (a broken or odd field, an empty, long, NUL-holding or repeated piece, a score that
+is not finite; WORD and CHAR models) runs the pure reader and builds, with their errors.
+The pure reader: the compiled ``polytok._kernels.wire.read_pieces`` when built (piece,
+score and type in any order; it hands anything else, broken or unusual, to the pure walk,
+so errors are the pure reader's), else `_read_usual_pieces` for their usual layout. Its load
+checks work on whole lists (a set for duplicates, a joined string for NUL and "▁" tests,
+str.count for runs of "▁"), and the checks that concern the other piece types walk the
+non-NORMAL ids alone (`_sentencepiece_build._odd_ids`).
 Encode: see `_sentencepiece_normalize` (identity runs), `SPM` (per-word cache
 behind the ▁-run cut) and `_unigram_float32` (provably exact word cache); still
 slower than sentencepiece's C++. Numbers: bench/README.md, 'Measurements behind design choices'.
@@ -62,7 +70,6 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -96,17 +103,24 @@ _NORMALIZER_DEFAULTS = {"name": "", "precompiled_charsmap": b"", "add_dummy_pref
                         "remove_extra_whitespaces": True, "escape_whitespaces": True}
 
 
-@dataclass
 class ModelProto:
-    """The fields of a ``.model`` that encoding and decoding read (proto defaults applied by the getters)."""
+    """The fields of a ``.model`` that encoding and decoding read (proto defaults applied by the getters).
 
-    file: str
-    pieces: list[str] = field(default_factory=list)
-    scores: list[float] = field(default_factory=list)
-    types: list[int] = field(default_factory=list)
-    trainer_spec: dict[str, Any] = field(default_factory=dict)
-    normalizer_spec: dict[str, Any] = field(default_factory=dict)
-    denormalizer_spec: dict[str, Any] | None = None
+    A plain class rather than a dataclass: building one costs about a millisecond at import,
+    on every ``.model`` load.
+    """
+
+    def __init__(self, file: str, vocab: Any = None) -> None:
+        self.file = file
+        self.pieces: list[str] = []
+        self.scores: list[float] = []
+        self.types: list[int] = []
+        self.trainer_spec: dict[str, Any] = {}
+        self.normalizer_spec: dict[str, Any] = {}
+        self.denormalizer_spec: dict[str, Any] | None = None
+        # Read in C (`_read_compiled`): the ``spm_model.Vocab``, which `pieces` is too (a read-only
+        # sequence) and whose bytes `types` is; `scores` stays empty until `materialize`.
+        self.vocab = vocab
 
     def trainer(self, name: str, default: Any) -> Any:
         return self.trainer_spec.get(name, default)
@@ -117,6 +131,14 @@ class ModelProto:
     @property
     def model_type(self) -> str:
         return MODEL_TYPES[self.trainer("model_type", 1)]
+
+    def materialize(self) -> ModelProto:
+        """The pure reader's lists, from `vocab` (for the builds that run on them); returns self."""
+        vocab = self.vocab
+        if vocab is not None:
+            self.pieces, self.scores, self.types = list(vocab), vocab.scores(), list(vocab.types)
+            self.vocab = None
+        return self
 
 
 def read_model_proto(data: bytes, file: str) -> ModelProto:
@@ -241,10 +263,27 @@ def read_sentencepiece(path: Path, **options: Any) -> Tokenizer:
         raise FormatError(f"the sentencepiece reader takes no options (got {', '.join(sorted(options))})",
                           file=str(path))
     data = read_bytes(Path(path))  # a tokenizer.model.gz too (`formats.folder`)
-    proto = read_model_proto(data, str(path))
+    proto = _read_compiled(data, str(path)) or read_model_proto(data, str(path))
     from ._sentencepiece_build import build_tokenizer
 
     return build_tokenizer(proto)
+
+
+def _read_compiled(data: bytes, file: str) -> ModelProto | None:
+    """The model read by ``polytok._kernels.spm_model`` (its pieces left in C), or None: the pure
+    path, or a file it leaves to `read_model_proto` (anything unusual, broken or not, and any
+    piece a per-piece load check would refuse: that reader and the build's checks raise)."""
+    module = kernels.kernel("spm_model")
+    vocab = module.read(data) if module is not None else None
+    if vocab is None or not vocab.usual:
+        return None
+    proto = ModelProto(file, vocab)
+    proto.pieces, proto.types = vocab, vocab.types  # read-only sequences (`ModelProto.vocab`)
+    for number, start, end in vocab.specs:
+        name, schema = _SPECS[number]
+        fields = read_message(data, start, end, schema, file=file, path=name)
+        setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
+    return proto
 
 
 def as_float32(value: float) -> float:

@@ -71,13 +71,15 @@ short pieces are cached.
 Compiled: where ``polytok._kernels.spm_merge`` is built, `tokenize` and `tokenize_all`
 run the same queue in C over a piece table built at load (`_compiled`), word cache
 included; a word it leaves out (a surviving unused piece, a byte without a piece) runs
-the code here, and so does every offset (`tokenize_spans`).
+the code here, and so does every offset (`tokenize_spans`). sentencepiece's reader builds that
+table straight from the ``.model`` bytes (`from_kernel`), and the lookups here wait for their
+first use (`DeferredTables`).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from heapq import heapify, heappop, heappush
 from itertools import islice
 from typing import Any, Literal
@@ -85,6 +87,7 @@ from typing import Any, Literal
 from .. import kernels
 from ..errors import EncodeError, FormatError
 from ._cache import CACHE_SIZE, CACHED_WORD_CHARS, WordCache
+from ._deferred_tables import DeferredTables
 from ._min_tree import MinTree
 from ._vocab import BYTE_PIECES, Node, PieceListLookup, collapse_runs, spell_bytes
 
@@ -92,7 +95,7 @@ _NO_RANK = (1 << 31) - 1  # a pair that does not merge (`_merge`)
 _TREE_FROM = 64  # characters: shorter plain pieces merge in `_merge_short`
 
 
-class SPM(PieceListLookup):
+class SPM(DeferredTables, PieceListLookup):
     """Score-merge BPE over characters, as llama.cpp's ``llm_tokenizer_spm_session``.
 
     Args:
@@ -110,6 +113,8 @@ class SPM(PieceListLookup):
         FormatError: `vocab` is empty, or `unknown` is ``"unk"`` without `unk_id`.
     """
 
+    _DEFERRED = frozenset({"_ids", "_merge_score", "_outputs", "_unused", "_symbols", "_symbol_starts", "_byte_ids"})
+
     def __init__(self, vocab: Sequence[tuple[str, float]], *, mergeable: Sequence[bool] | None = None,
                  unused: Sequence[bool] | None = None, whole_symbols: Iterable[str] = (),
                  unknown: Literal["spell", "unk", "byte_fallback"] = "spell", unk_id: int | None = None) -> None:
@@ -118,6 +123,17 @@ class SPM(PieceListLookup):
         if unknown not in ("spell", "unk", "byte_fallback") or (unknown == "unk" and unk_id is None):
             raise FormatError(f"unknown must be 'spell', 'unk' (with unk_id) or 'byte_fallback', not {unknown!r}",
                               key="unknown")
+        self._build_tables(vocab, mergeable, unused, whole_symbols)
+        self._unknown = unknown
+        self._byte_fallback = unknown != "unk"
+        self._unk_id = unk_id
+        self._cache = WordCache()
+        self._ranks: dict[str, int] | None = None  # `_merge_rank`
+        self._kernel = self._compiled()
+
+    def _build_tables(self, vocab: Sequence[tuple[str, float]], mergeable: Sequence[bool] | None,
+                      unused: Sequence[bool] | None, whole_symbols: Iterable[str]) -> None:
+        """The lookups of the pure path (and of `_compiled` from them): see the class's Args."""
         self._pieces = [piece for piece, _ in vocab]
         self._ids = dict(zip(self._pieces, range(len(self._pieces))))
         # The score each piece merges with: the one of the id its text looks up (the last).
@@ -133,18 +149,12 @@ class SPM(PieceListLookup):
             if unused is not None and any(unused) else frozenset()
         self._symbols = frozenset(s for s in whole_symbols if s)
         self._symbol_starts = frozenset(s[0] for s in self._symbols)
-        self._unknown = unknown
-        self._byte_fallback = unknown != "unk"
-        self._unk_id = unk_id
         self._byte_ids: list[int | None] = []
         for byte in range(256):
             found = self._ids.get(f"<0x{byte:02X}>")
             if found is None and byte < 0x80:
                 found = self._ids.get(chr(byte) if byte else "")
             self._byte_ids.append(found)
-        self._cache = WordCache()
-        self._ranks: dict[str, int] | None = None  # `_merge_rank`
-        self._kernel = self._compiled()
 
     def _compiled(self) -> Any:
         """The compiled merge of this vocabulary (``polytok._kernels.spm_merge.Merger``), or None:
@@ -162,9 +172,30 @@ class SPM(PieceListLookup):
         except (ValueError, OverflowError):
             return None
 
+    @classmethod
+    def from_kernel(cls, merger: Any, pieces: Sequence[str], tables: Callable[[], dict[str, Any]],
+                    find: Callable[[str], int], *, unknown: Literal["unk", "byte_fallback"],
+                    unk_id: int | None) -> SPM:
+        """An SPM whose compiled merge is built already (`merger`: sentencepiece's reader builds it
+        from the file's bytes, ``Merger.from_vocab``); `pieces` answers `id_to_token` and `find`
+        `token_to_id`. The pure path's lookups are built on first use (`DeferredTables`) from the
+        `__init__` arguments ``tables()`` returns (``vocab``, ``mergeable``, ``unused``,
+        ``whole_symbols``)."""
+        self = cls.__new__(cls)
+        self._pieces = pieces  # type: ignore[assignment]  # a Sequence until the tables are built
+        self.defer(tables, find)
+        self._unknown = unknown
+        self._byte_fallback = unknown != "unk"
+        self._unk_id = unk_id
+        self._cache = WordCache()
+        self._ranks = None
+        self._kernel = merger
+        return self
+
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the merge ranks, which are rebuilt on first use (`_merge_rank`), and
-        without the compiled merge, rebuilt on unpickling."""
+        without the compiled merge, rebuilt on unpickling (deferred tables are built first)."""
+        self.build_deferred()
         return {**self.__dict__, "_ranks": None, "_kernel": None}
 
     def __setstate__(self, state: dict[str, Any]) -> None:

@@ -59,6 +59,8 @@ or, with `float32`, `Float32Viterbi._exact`'s over the whole word, and applies t
 ``"collapse"`` rules; HF's ``"fuse"`` rewrite of unknown runs and the spans stay here.
 It is built at load and again after unpickling (`_build_paths`); a word longer than its
 int32 positions allow runs the pure loops, whose tables are then built (`_pure_tables`).
+sentencepiece's reader builds the `Lattice` straight from the ``.model`` bytes (`from_kernel`),
+and the per-piece lookups here wait for their first use (`DeferredTables`).
 
 Performance of the pure path: pieces are found with one dict of all pieces plus, per two-character
 prefix, the length of the longest piece that starts with it; words are cached.
@@ -74,7 +76,7 @@ letter through botchan's .model: +230 MB), now ~30.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from math import fsum, inf, isfinite
 from operator import itemgetter
@@ -84,6 +86,7 @@ from .._config import join, optional, required
 from ..errors import EncodeError, FormatError
 from ..kernels import kernel
 from ._cache import WordCache
+from ._deferred_tables import DeferredTables
 from ._unigram_float32 import Float32Viterbi, backtrack
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
 
@@ -93,7 +96,7 @@ _POW10 = [float(f"1e{k}") for k in range(309)]
 _first, _second = itemgetter(0), itemgetter(1)
 
 
-class Unigram(PieceListLookup):
+class Unigram(DeferredTables, PieceListLookup):
     """Unigram language-model tokenizer, as HF ``models::unigram::Unigram``.
 
     Args:
@@ -121,6 +124,8 @@ class Unigram(PieceListLookup):
         FormatError: `unk_id` is not an index of `vocab`.
     """
 
+    _DEFERRED = frozenset({"_scores", "_ids", "_match_ids", "_path_scores"})
+
     def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int | None = None,
                  byte_fallback: bool = False, *, matchable: Sequence[bool] | None = None,
                  zero_score: Sequence[bool] | None = None, unk_score: float | None = None,
@@ -132,9 +137,7 @@ class Unigram(PieceListLookup):
                 raise FormatError("The `unk_id` is larger than vocabulary size", key="unk_id")
         if unknown_runs not in ("fuse", "collapse"):
             raise FormatError(f"unknown_runs must be 'fuse' or 'collapse', not {unknown_runs!r}", key="unknown_runs")
-        self._pieces = list(map(_first, vocab))
-        self._scores = [float(score) for score in map(_second, vocab)]
-        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
+        self._build_tables(vocab, matchable, zero_score)
         self._unk_id = unk_id
         self._unk_score = (min(self._scores) if self._scores else inf) - _UNK_PENALTY
         if unk_score is not None:
@@ -143,14 +146,45 @@ class Unigram(PieceListLookup):
         self._byte_ids = [self._ids.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
         self._collapse = unknown_runs == "collapse"
         self._float32 = float32
+        self._cache = WordCache()
+        self._build_paths()
+
+    def _build_tables(self, vocab: Sequence[tuple[str, float]], matchable: Sequence[bool] | None,
+                      zero_score: Sequence[bool] | None) -> None:
+        """The per-piece lookups (see the class's Args)."""
+        self._pieces = list(map(_first, vocab))
+        self._scores = [float(score) for score in map(_second, vocab)]
+        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
         self._match_ids = self._ids
         if matchable is not None:
             self._match_ids = {piece: i for i, piece in enumerate(self._pieces) if matchable[i]}
         self._path_scores = self._scores
         if zero_score is not None:
             self._path_scores = [0.0 if zero else score for zero, score in zip(zero_score, self._scores)]
+
+    @classmethod
+    def from_kernel(cls, lattice: Any, pieces: Sequence[str], tables: Callable[[], dict[str, Any]],
+                    find: Callable[[str], int], *, unk_id: int | None, unk_score: float, byte_fallback: bool,
+                    byte_ids: list[int | None] | None, unknown_runs: Literal["fuse", "collapse"],
+                    float32: bool) -> Unigram:
+        """A Unigram whose compiled `Lattice` is built already (sentencepiece's reader builds it from
+        the file's bytes, ``Lattice.from_vocab``); `pieces` answers `id_to_token` and `find`
+        `token_to_id`. The per-piece lookups are built on first use (`DeferredTables`) from the
+        `__init__` arguments ``tables()`` returns (``vocab``, ``matchable``, ``zero_score``)."""
+        self = cls.__new__(cls)
+        self._pieces = pieces  # type: ignore[assignment]  # a Sequence until the tables are built
+        self.defer(tables, find)
+        self._unk_id = unk_id
+        self._unk_score = unk_score
+        self._byte_fallback = byte_fallback
+        self._byte_ids = byte_ids
+        self._collapse = unknown_runs == "collapse"
+        self._float32 = float32
         self._cache = WordCache()
-        self._build_paths()
+        self._lattice = lattice
+        self._reach = None
+        self._viterbi32 = None
+        return self
 
     def _build_paths(self) -> None:
         """The Viterbi's tables: the compiled kernel's `Lattice`, or the pure loops' lookups."""
@@ -186,7 +220,9 @@ class Unigram(PieceListLookup):
         return self._lattice if len(word) <= _COMPILED_MAX_CHARS else None
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the Viterbi's tables (`_build_paths` makes them again, compiled or not)."""
+        """Pickled without the Viterbi's tables (`_build_paths` makes them again, compiled or not;
+        deferred lookups are built first)."""
+        self.build_deferred()
         state = self.__dict__.copy()
         for name in ("_lattice", "_reach", "_viterbi32"):
             state.pop(name, None)

@@ -42,7 +42,8 @@ there: HF's path outside the zones (each zone's clusters still come from the
 code here), and sentencepiece's whole ``.model`` path (`LongestMatch.iter_fast_chunks`
 and `sentencepiece_text` in one walk). The kernel answers None where it does not
 decide (a blob the pure path would raise on, lone surrogates), and the pure path
-runs. llama.cpp's rules (GGUF) and the aligned paths stay pure Python.
+runs. llama.cpp's rules (GGUF) and the aligned paths stay pure Python. The kernel reads the blob
+as given; the pure path unpacks its units on first use (`Charsmap.units`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ import base64
 import binascii
 import struct
 from collections.abc import Iterable, Iterator
+from functools import cached_property
 from typing import Any, Literal
 
 import regex
@@ -114,12 +116,23 @@ class Charsmap:
         n_units = trie_size // 4
         if 4 + 4 * n_units > len(blob):
             raise ValueError(f"trie of {trie_size} bytes but only {len(blob) - 4} follow the header")
-        self.units = struct.unpack_from(f"<{n_units}I", blob, 4)
+        self.blob = blob  # as given: the compiled kernel reads it (`Precompiled._build_kernel`)
         self.pool = blob[4 + 4 * n_units:]
         try:
             self.pool.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
+
+    @cached_property
+    def units(self) -> tuple[int, ...]:
+        """The trie's units (unpacked on first use: the compiled path reads `blob` instead)."""
+        return struct.unpack_from(f"<{(len(self.blob) - 4 - len(self.pool)) // 4}I", self.blob, 4)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the unpacked units (`blob` holds them)."""
+        state = self.__dict__.copy()
+        state.pop("units", None)
+        return state
 
     def unit(self, pos: int) -> int:
         """The double-array trie's unit at `pos` (bounds-checked)."""
@@ -299,11 +312,7 @@ class Precompiled(NormalizerBase):
                     symbol.decode("utf-8")
             except UnicodeDecodeError:
                 return  # a piece with escaped bytes: the pure path decides
-        blob = None
-        if self.charsmap is not None:
-            units = self.charsmap.units
-            blob = struct.pack(f"<I{len(units)}I", 4 * len(units), *units) + self.charsmap.pool
-        self._kernel = module.Charsmap(blob, symbols)
+        self._kernel = module.Charsmap(self.charsmap.blob if self.charsmap is not None else None, symbols)
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the compiled kernel (`_build_kernel` makes it again)."""

@@ -1,0 +1,616 @@
+/* polytok._kernels.spm_model: the pieces of a SentencePiece `.model`, read in C.
+ *
+ * `read(data)` walks a serialized ModelProto (sentencepiece 0.2.3, src/sentencepiece_model.proto;
+ * the wire rules of polytok/formats/protobuf_wire.py) and returns a `Vocab`: per piece its UTF-8
+ * text (an offset into `data`, no Python object), its float32 score and its type, plus an index
+ * from text to id, the ids that are not NORMAL, and the load checks that concern every piece
+ * (polytok/formats/_sentencepiece_build.py `_check_pieces`, `_joins_space_to_text`). The stage
+ * kernels build their tables straight from `Vocab.records` (spm_merge `Merger.from_vocab`,
+ * unigram `Lattice.from_vocab`), so a load makes no Python string per piece; a `Vocab` is also a
+ * read-only sequence of the pieces, making each str on first use.
+ *
+ * The reader decides only the usual case. It returns None, and the pure reader runs (with its
+ * errors, which name the file, key and offset), on anything else: a truncated or corrupt field,
+ * a group, a piece message with an unknown or repeated field, a type outside 1..6, text that is
+ * not strict UTF-8, a file of 4 GB or more. `Vocab.usual` is false when a per-piece load check
+ * would fail or needs the pure reader's care (an empty, long, duplicated or NUL-holding piece, a
+ * score that is not finite): the caller then runs the pure path too.
+ *
+ * records: n packed `Record`s (16 bytes each, native order), the layout spm_merge.c and
+ * unigram.c read back (SPM_RECORD in those files).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel_util.h"
+
+typedef struct {
+    uint32_t start; /* of the piece's UTF-8 text in data */
+    uint32_t len;   /* bytes */
+    float score;
+    uint32_t type;  /* 1..6: NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE */
+} Record;
+
+enum { NORMAL = 1, UNKNOWN = 2, CONTROL = 3, USER_DEFINED = 4, UNUSED = 5, BYTE = 6 };
+#define LONG_PIECE 2000 /* bytes: the pure reader's own check looks at longer pieces */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *data;    /* bytes */
+    PyObject *records; /* bytes: n Records */
+    PyObject *types;   /* bytes: n types */
+    PyObject *odd;     /* list[int]: the ids that are not NORMAL */
+    PyObject *specs;   /* list[(field number, start, end)] of trainer/normalizer/denormalizer specs */
+    PyObject **strs;   /* per id: the piece as str, made on first use */
+    Py_ssize_t n;
+    int32_t *slots;    /* open addressing: id or -1 */
+    size_t mask;
+    int usual;
+    int joins_space;   /* a usable piece holds "\u2581" right after another character */
+    double min_normal; /* the least NORMAL score, NaN if none */
+} Vocab;
+
+static PyTypeObject VocabType;
+
+/* ---- the wire ---------------------------------------------------------------------- */
+
+/* The varint at *pos (at most 10 bytes, before end); 0, or -1 when it is truncated or too long. */
+static int
+varint(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, uint64_t *out)
+{
+    uint64_t value = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (*pos >= end)
+            return -1;
+        unsigned char byte = p[(*pos)++];
+        value |= (uint64_t)(byte & 0x7F) << (shift < 64 ? shift : 63);
+        if (byte < 0x80) {
+            *out = value;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A length-delimited field's contents [*start, *stop) after its length at *pos. */
+static int
+length_field(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t *start, Py_ssize_t *stop)
+{
+    uint64_t size;
+    if (varint(p, pos, end, &size) < 0 || size > (uint64_t)(end - *pos))
+        return -1;
+    *start = *pos;
+    *stop = *pos + (Py_ssize_t)size;
+    *pos = *stop;
+    return 0;
+}
+
+/* Whether p[0:len] is strict UTF-8 (what Python's decode("utf-8") accepts: no overlong form,
+ * no surrogate, nothing above U+10FFFF). */
+static int
+strict_utf8(const unsigned char *p, Py_ssize_t len)
+{
+    Py_ssize_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        int more;
+        uint32_t cp, least;
+        if (c >= 0xC2 && c <= 0xDF) {
+            more = 1;
+            cp = c & 0x1F;
+            least = 0x80;
+        }
+        else if (c >= 0xE0 && c <= 0xEF) {
+            more = 2;
+            cp = c & 0x0F;
+            least = 0x800;
+        }
+        else if (c >= 0xF0 && c <= 0xF4) {
+            more = 3;
+            cp = c & 0x07;
+            least = 0x10000;
+        }
+        else {
+            return 0;
+        }
+        if (len - i <= more)
+            return 0;
+        for (int k = 1; k <= more; k++) {
+            unsigned char d = p[i + k];
+            if ((d & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += more + 1;
+    }
+    return 1;
+}
+
+/* One SentencePiece message in [pos, stop): 1 read, 0 unusual (the pure reader decides). */
+static int
+read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r)
+{
+    int seen = 0;
+    r->start = 0;
+    r->len = 0;
+    r->score = 0.0f;
+    r->type = NORMAL;
+    while (pos < stop) {
+        uint64_t tag;
+        if (varint(p, &pos, stop, &tag) < 0)
+            return 0;
+        uint64_t number = tag >> 3, wire = tag & 7;
+        if (number < 1 || number > 3 || (seen & (1 << number)))
+            return 0;
+        seen |= 1 << number;
+        if (number == 1) {
+            Py_ssize_t a, b;
+            if (wire != 2 || length_field(p, &pos, stop, &a, &b) < 0 || !strict_utf8(p + a, b - a))
+                return 0;
+            r->start = (uint32_t)a;
+            r->len = (uint32_t)(b - a);
+        }
+        else if (number == 2) {
+            if (wire != 5 || stop - pos < 4)
+                return 0;
+            memcpy(&r->score, p + pos, 4); /* little-endian hosts only: see read() */
+            pos += 4;
+        }
+        else {
+            uint64_t value;
+            if (wire != 0 || varint(p, &pos, stop, &value) < 0 || value < 1 || value > 6)
+                return 0;
+            r->type = (uint32_t)value;
+        }
+    }
+    return 1;
+}
+
+/* Past one field that is not a piece; 0, or -1 for what the pure reader must see (a group,
+ * field number 0, a bad wire type, a field past the end). */
+static int
+skip_field(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, uint64_t wire)
+{
+    uint64_t value;
+    Py_ssize_t a = 0, b = 0;
+    switch (wire) {
+    case 0: return varint(p, pos, end, &value);
+    case 1: if (end - *pos < 8) return -1; *pos += 8; return 0;
+    case 5: if (end - *pos < 4) return -1; *pos += 4; return 0;
+    case 2: return length_field(p, pos, end, &a, &b);
+    default: return -1;
+    }
+}
+
+/* ---- the index --------------------------------------------------------------------- */
+
+static inline uint64_t
+hash_bytes(const unsigned char *s, Py_ssize_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ULL;
+    }
+    return mix64(h);
+}
+
+static inline const Record *
+record(const Vocab *v, Py_ssize_t id)
+{
+    return (const Record *)PyBytes_AS_STRING(v->records) + id;
+}
+
+/* The id of the UTF-8 text s[0:len], or -1. */
+static Py_ssize_t
+find(const Vocab *v, const unsigned char *s, Py_ssize_t len)
+{
+    const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
+    for (size_t slot = (size_t)hash_bytes(s, len) & v->mask;; slot = (slot + 1) & v->mask) {
+        int32_t id = v->slots[slot];
+        if (id < 0)
+            return -1;
+        const Record *r = record(v, id);
+        if ((Py_ssize_t)r->len == len && memcmp(base + r->start, s, (size_t)len) == 0)
+            return id;
+    }
+}
+
+/* Indexes every piece; clears v->usual at a duplicate. */
+static int
+build_index(Vocab *v)
+{
+    size_t nslots = 8;
+    while (nslots < (size_t)v->n * 2)
+        nslots <<= 1;
+    v->slots = PyMem_Malloc(nslots * sizeof(int32_t));
+    if (v->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(v->slots, 0xFF, nslots * sizeof(int32_t));
+    v->mask = nslots - 1;
+    const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
+    for (Py_ssize_t id = 0; id < v->n; id++) {
+        const Record *r = record(v, id);
+        size_t slot = (size_t)hash_bytes(base + r->start, r->len) & v->mask;
+        for (;; slot = (slot + 1) & v->mask) {
+            int32_t other = v->slots[slot];
+            if (other < 0) {
+                v->slots[slot] = (int32_t)id;
+                break;
+            }
+            const Record *o = record(v, other);
+            if (o->len == r->len && memcmp(base + o->start, base + r->start, r->len) == 0) {
+                v->usual = 0; /* the pure reader's duplicate rules decide */
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The per-piece checks and facts (see the module notes). */
+static void
+check_pieces(Vocab *v)
+{
+    const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
+    unsigned char *types = (unsigned char *)PyBytes_AS_STRING(v->types);
+    v->min_normal = NAN;
+    for (Py_ssize_t id = 0; id < v->n; id++) {
+        const Record *r = record(v, id);
+        const unsigned char *s = base + r->start;
+        types[id] = (unsigned char)r->type;
+        if (r->len == 0 || r->len >= LONG_PIECE || memchr(s, 0, r->len) != NULL || !isfinite(r->score))
+            v->usual = 0;
+        if (r->type == NORMAL && !(r->score >= v->min_normal))
+            v->min_normal = r->score;
+        if (r->type == CONTROL || r->type == UNKNOWN || r->type == BYTE)
+            continue;
+        /* "\u2581" is E2 96 81; the character before one at byte k > 0 is itself "\u2581" exactly
+         * when the three bytes before k are E2 96 81 (E2 is a lead byte). */
+        for (uint32_t k = 1; k + 3 <= r->len && !v->joins_space; k++) {
+            if (s[k] == 0xE2 && s[k + 1] == 0x96 && s[k + 2] == 0x81
+                && !(k >= 3 && s[k - 3] == 0xE2 && s[k - 2] == 0x96 && s[k - 1] == 0x81))
+                v->joins_space = 1;
+        }
+    }
+}
+
+/* ---- read -------------------------------------------------------------------------- */
+
+/* Counts the top-level pieces and checks the walk; -1 unusual. */
+static Py_ssize_t
+count_pieces(const unsigned char *p, Py_ssize_t end)
+{
+    Py_ssize_t pos = 0, n = 0;
+    while (pos < end) {
+        uint64_t tag;
+        if (varint(p, &pos, end, &tag) < 0 || (tag >> 3) == 0)
+            return -1;
+        uint64_t number = tag >> 3, wire = tag & 7;
+        if (number == 1 || number == 2 || number == 3 || number == 5) {
+            Py_ssize_t a, b;
+            if (wire != 2 || length_field(p, &pos, end, &a, &b) < 0)
+                return -1;
+            n += number == 1;
+        }
+        else if (skip_field(p, &pos, end, wire) < 0) {
+            return -1;
+        }
+    }
+    return n;
+}
+
+static PyObject *
+fill(Vocab *v, const unsigned char *p, Py_ssize_t end)
+{
+    Record *records = (Record *)PyBytes_AS_STRING(v->records);
+    Py_ssize_t pos = 0, k = 0;
+    while (pos < end) {
+        uint64_t tag = 0;
+        if (varint(p, &pos, end, &tag) < 0) /* count_pieces has walked it: never taken */
+            Py_RETURN_NONE;
+        uint64_t number = tag >> 3, wire = tag & 7;
+        if (number != 1 && number != 2 && number != 3 && number != 5) {
+            if (skip_field(p, &pos, end, wire) < 0)
+                Py_RETURN_NONE;
+            continue;
+        }
+        Py_ssize_t a = 0, b = 0;
+        if (length_field(p, &pos, end, &a, &b) < 0)
+            Py_RETURN_NONE;
+        if (number == 1) {
+            if (k >= v->n || !read_piece(p, a, b, &records[k]))
+                Py_RETURN_NONE;
+            k++;
+            continue;
+        }
+        PyObject *span = Py_BuildValue("(inn)", (int)number, a, b);
+        if (span == NULL || PyList_Append(v->specs, span) < 0) {
+            Py_XDECREF(span);
+            return NULL;
+        }
+        Py_DECREF(span);
+    }
+    if (k != v->n)
+        Py_RETURN_NONE;
+    return Py_NewRef((PyObject *)v);
+}
+
+/* read(data: bytes) -> Vocab | None */
+static PyObject *
+spm_read(PyObject *module, PyObject *data)
+{
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "spm_model.read: data must be bytes");
+        return NULL;
+    }
+    const uint16_t probe = 1;
+    Py_ssize_t end = PyBytes_GET_SIZE(data);
+    if (*(const unsigned char *)&probe != 1 || end >= (Py_ssize_t)UINT32_MAX)
+        Py_RETURN_NONE; /* a big-endian host, or offsets past uint32: the pure reader */
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    Py_ssize_t n = count_pieces(p, end);
+    if (n < 0 || n > INT32_MAX / 2 || (size_t)n > PY_SSIZE_T_MAX / sizeof(Record))
+        Py_RETURN_NONE;
+    Vocab *v = PyObject_New(Vocab, &VocabType);
+    if (v == NULL)
+        return NULL;
+    v->data = Py_NewRef(data);
+    v->records = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(Record));
+    v->types = PyBytes_FromStringAndSize(NULL, n);
+    v->odd = PyList_New(0);
+    v->specs = PyList_New(0);
+    v->strs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    v->n = n;
+    v->slots = NULL;
+    v->mask = 0;
+    v->usual = 1;
+    v->joins_space = 0;
+    v->min_normal = NAN;
+    if (v->records == NULL || v->types == NULL || v->odd == NULL || v->specs == NULL || v->strs == NULL) {
+        if (v->strs == NULL)
+            PyErr_NoMemory();
+        Py_DECREF(v);
+        return NULL;
+    }
+    PyObject *done = fill(v, p, end);
+    if (done != (PyObject *)v) {
+        Py_DECREF(v);
+        return done;
+    }
+    Py_DECREF(done);
+    check_pieces(v);
+    if (build_index(v) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    const unsigned char *types = (const unsigned char *)PyBytes_AS_STRING(v->types);
+    for (Py_ssize_t id = 0; id < n; id++) {
+        if (types[id] == NORMAL)
+            continue;
+        PyObject *index = PyLong_FromSsize_t(id);
+        if (index == NULL || PyList_Append(v->odd, index) < 0) {
+            Py_XDECREF(index);
+            Py_DECREF(v);
+            return NULL;
+        }
+        Py_DECREF(index);
+    }
+    return (PyObject *)v;
+}
+
+/* ---- the Vocab object -------------------------------------------------------------- */
+
+static void
+Vocab_dealloc(Vocab *self)
+{
+    if (self->strs != NULL) {
+        for (Py_ssize_t i = 0; i < self->n; i++)
+            Py_XDECREF(self->strs[i]);
+        PyMem_Free(self->strs);
+    }
+    PyMem_Free(self->slots);
+    Py_XDECREF(self->data);
+    Py_XDECREF(self->records);
+    Py_XDECREF(self->types);
+    Py_XDECREF(self->odd);
+    Py_XDECREF(self->specs);
+    PyObject_Free(self);
+}
+
+static Py_ssize_t
+Vocab_length(Vocab *self)
+{
+    return self->n;
+}
+
+static PyObject *
+Vocab_item(Vocab *self, Py_ssize_t id)
+{
+    if (id < 0 || id >= self->n) {
+        PyErr_SetString(PyExc_IndexError, "piece id out of range");
+        return NULL;
+    }
+    if (self->strs[id] == NULL) {
+        const Record *r = record(self, id);
+        PyObject *made = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(self->data) + r->start, r->len, "strict");
+        if (made == NULL)
+            return NULL;
+        if (self->strs[id] == NULL) /* the allocation may have run other code (a collection) */
+            self->strs[id] = made;
+        else
+            Py_DECREF(made);
+    }
+    return Py_NewRef(self->strs[id]);
+}
+
+static PyObject *
+Vocab_subscript(Vocab *self, PyObject *key)
+{
+    if (PySlice_Check(key)) {
+        Py_ssize_t start, stop, step;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0)
+            return NULL;
+        Py_ssize_t count = PySlice_AdjustIndices(self->n, &start, &stop, step);
+        PyObject *out = PyList_New(count);
+        for (Py_ssize_t i = 0, at = start; out != NULL && i < count; i++, at += step) {
+            PyObject *item = Vocab_item(self, at);
+            if (item == NULL)
+                Py_CLEAR(out);
+            else
+                PyList_SET_ITEM(out, i, item);
+        }
+        return out;
+    }
+    Py_ssize_t id = PyNumber_AsSsize_t(key, PyExc_IndexError);
+    if (id == -1 && PyErr_Occurred())
+        return NULL;
+    return Vocab_item(self, id < 0 ? id + self->n : id);
+}
+
+/* find(piece: str) -> int: the piece's id, -1 if none. */
+static PyObject *
+Vocab_find(Vocab *self, PyObject *piece)
+{
+    if (!PyUnicode_Check(piece)) {
+        PyErr_SetString(PyExc_TypeError, "find: a piece must be str");
+        return NULL;
+    }
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(piece, &len);
+    if (s == NULL) {
+        PyErr_Clear(); /* a lone surrogate is no piece */
+        return PyLong_FromLong(-1);
+    }
+    return PyLong_FromSsize_t(find(self, (const unsigned char *)s, len));
+}
+
+/* scores() -> list[float]: every piece's score, as the pure reader gives them. */
+static PyObject *
+Vocab_scores(Vocab *self, PyObject *unused)
+{
+    PyObject *out = PyList_New(self->n);
+    for (Py_ssize_t i = 0; out != NULL && i < self->n; i++) {
+        PyObject *score = PyFloat_FromDouble((double)record(self, i)->score);
+        if (score == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, score);
+    }
+    return out;
+}
+
+static PyObject *
+Vocab_reduce(Vocab *self, PyObject *unused)
+{
+    PyObject *items = PySequence_List((PyObject *)self);
+    if (items == NULL)
+        return NULL;
+    return Py_BuildValue("(O(N))", (PyObject *)&PyList_Type, items); /* unpickles as a list */
+}
+
+static PyObject *
+Vocab_get_min_normal(Vocab *self, void *closure)
+{
+    if (isnan(self->min_normal))
+        Py_RETURN_NONE;
+    return PyFloat_FromDouble(self->min_normal);
+}
+
+static PyObject *
+Vocab_get_flag(Vocab *self, void *closure)
+{
+    return PyBool_FromLong(closure ? self->joins_space : self->usual);
+}
+
+static PyMemberDef Vocab_members[] = {
+    {"data", T_OBJECT_EX, offsetof(Vocab, data), READONLY, "the file's bytes"},
+    {"records", T_OBJECT_EX, offsetof(Vocab, records), READONLY, "the packed piece records"},
+    {"types", T_OBJECT_EX, offsetof(Vocab, types), READONLY, "bytes: each piece's type (1..6)"},
+    {"odd", T_OBJECT_EX, offsetof(Vocab, odd), READONLY, "the ids whose type is not NORMAL"},
+    {"specs", T_OBJECT_EX, offsetof(Vocab, specs), READONLY,
+     "(field number, start, end) of each trainer_spec, normalizer_spec, denormalizer_spec"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef Vocab_getset[] = {
+    {"usual", (getter)Vocab_get_flag, NULL, "false: a per-piece load check needs the pure reader", NULL},
+    {"joins_space", (getter)Vocab_get_flag, NULL,
+     "a piece that is not CONTROL, UNKNOWN or BYTE holds a \\u2581 right after another character", (void *)1},
+    {"min_normal_score", (getter)Vocab_get_min_normal, NULL, "the least NORMAL score, None if none", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Vocab_methods[] = {
+    {"find", (PyCFunction)Vocab_find, METH_O, "find(piece) -> int: the piece's id, -1 if none"},
+    {"scores", (PyCFunction)Vocab_scores, METH_NOARGS, "scores() -> list[float]"},
+    {"__reduce__", (PyCFunction)Vocab_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Vocab_as_sequence = {
+    .sq_length = (lenfunc)Vocab_length,
+    .sq_item = (ssizeargfunc)Vocab_item,
+};
+
+static PyMappingMethods Vocab_as_mapping = {
+    .mp_length = (lenfunc)Vocab_length,
+    .mp_subscript = (binaryfunc)Vocab_subscript,
+};
+
+static PyTypeObject VocabType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "polytok._kernels.spm_model.Vocab",
+    .tp_basicsize = sizeof(Vocab),
+    .tp_dealloc = (destructor)Vocab_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The pieces of a .model as read (a read-only sequence of str), their index and load facts.",
+    .tp_as_sequence = &Vocab_as_sequence,
+    .tp_as_mapping = &Vocab_as_mapping,
+    .tp_methods = Vocab_methods,
+    .tp_members = Vocab_members,
+    .tp_getset = Vocab_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"read", (PyCFunction)spm_read, METH_O,
+     "read(data: bytes) -> Vocab | None: the pieces of a ModelProto, None where the pure reader must run"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef spm_model_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polytok._kernels.spm_model",
+    .m_doc = "The pieces of a SentencePiece .model, read in C (polytok.formats.sentencepiece).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit_spm_model(void)
+{
+    if (PyType_Ready(&VocabType) < 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&spm_model_module);
+    if (module == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(module, "Vocab", (PyObject *)&VocabType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
