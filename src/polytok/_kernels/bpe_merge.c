@@ -35,6 +35,16 @@
  * cross (`BPE._cut`: before each `mark` whose preceding character is a one-character entry not
  * in `unsafe`), each chunk looked up or merged and remembered, then the word is remembered
  * (words under `cached_chars` characters; the cache is cleared first when it holds `cache_size`).
+ *
+ * byte_level (merge_priority="token_id" only; polytok/models/_bpe_bytes.py): a word is text and
+ * its UTF-8 bytes merge, as tiktoken 0.14.0 src/lib.rs `byte_pair_encode` merges a piece; the
+ * vocabulary spells bytes in the GPT-2 byte alphabet. Every entry is keyed by the bytes it
+ * spells: one and two bytes by direct index, 3 to 8 bytes packed in an integer (a table per
+ * length, so the short ones a merge looks up most stay small), longer ones by their hash and
+ * then byte for byte. A candidate pair is the bytes of two adjacent symbols, contiguous in the
+ * word, so its rank is one lookup of that range; the scan (up to 64 bytes) and the heap give the
+ * same result as the pure loops on the byte form. `tokenize_all` then keeps its own word cache,
+ * keyed by the word's code units and kind (`WordCache`'s bounds), in place of the dict.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -125,6 +135,16 @@ static inline uint64_t pair_key(int32_t left, int32_t right) {
 
 /* -- the Merger object ------------------------------------------------------------------ */
 
+#define BYTE_TABLES 10 /* byte_level entries by length: a table for each of 3..8 bytes, one for longer */
+
+/* A slot of the byte_level entry table: an entry of up to 8 bytes is its bytes packed in `key`,
+ * a longer one its hash (then checked against its bytes in the pool); len 0 is an empty slot. */
+typedef struct {
+    uint64_t key;
+    int32_t id;
+    int32_t len;
+} ByteEntry;
+
 typedef struct {
     PyObject_HEAD
     PyObject *vocab;        /* the model's {piece: id} dict (ignore_merges looks words up in it) */
@@ -158,6 +178,20 @@ typedef struct {
     Py_ssize_t cut_from;    /* words longer than this are cut */
     Py_ssize_t cache_size;
     Py_ssize_t cached_chars;
+    /* byte_level (token_id only): words are text, merged over their UTF-8 bytes */
+    int byte_level;
+    uint8_t *bpool;         /* every entry's bytes */
+    Py_ssize_t *boff;       /* per id: where its bytes are in `bpool` */
+    ByteEntry *bslots[BYTE_TABLES]; /* per entry length (3..8, then all longer): open addressing, load <= 1/2 */
+    Py_ssize_t bmask[BYTE_TABLES];
+    Py_ssize_t max_len;     /* the longest entry, in bytes */
+    int32_t byte_rank[256]; /* the id of each one-byte entry */
+    int32_t *pair_rank;     /* the id of each two-byte entry, by (first << 8 | second); NONE_RANK for none */
+    struct CacheSlot *cache_slots; /* the word cache (byte_level) */
+    Py_ssize_t cache_mask;
+    Py_ssize_t cache_used;
+    uint8_t *arena;
+    size_t arena_len, arena_cap;
     int ready;
 } Merger;
 
@@ -179,6 +213,12 @@ static void Merger_dealloc(Merger *self) {
     PyMem_Free(self->slots);
     PyMem_Free(self->piece_entry);
     PyMem_Free(self->entry_pow);
+    PyMem_Free(self->bpool);
+    PyMem_Free(self->boff);
+    for (int t = 0; t < BYTE_TABLES; t++) PyMem_Free(self->bslots[t]);
+    PyMem_Free(self->pair_rank);
+    PyMem_Free(self->cache_slots);
+    PyMem_Free(self->arena);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -313,6 +353,179 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
     return 0;
 }
 
+
+/* -- byte_level: entries keyed by their bytes ------------------------------------------- */
+
+#define ALPHABET_CHARS 0x144 /* the byte alphabet's code points are below this */
+
+/* The byte each code point of the GPT-2 byte alphabet spells, -1 for one outside it
+ * (polytok/text/byte_alphabet.py, after HF byte_level.rs bytes_char: the printable Latin-1
+ * bytes are themselves; the other 68, in order, are U+0100 onwards). Filled at module init. */
+static int16_t alphabet_byte[ALPHABET_CHARS];
+
+static void fill_alphabet(void) {
+    for (int c = 0; c < ALPHABET_CHARS; c++) alphabet_byte[c] = -1;
+    int extra = 0;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        alphabet_byte[printable ? b : 0x100 + extra++] = (int16_t)b;
+    }
+}
+
+/* A hash of n bytes (8 at a time, then a final avalanche). */
+static inline uint64_t hash_bytes(const uint8_t *p, Py_ssize_t n) {
+    uint64_t h = (uint64_t)n * 0x9E3779B97F4A7C15ULL;
+    while (n >= 8) {
+        uint64_t chunk;
+        memcpy(&chunk, p, 8);
+        h = (h ^ chunk) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p, (size_t)n);
+    return mix64((h ^ tail) * 0xC4CEB9FE1A85EC53ULL);
+}
+
+/* The bytes p[0..n) (n <= 8) packed in one integer, the first in the low byte. */
+static inline uint64_t pack_bytes(const uint8_t *p, Py_ssize_t n) {
+    uint64_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) k |= (uint64_t)p[i] << (8 * i);
+    return k;
+}
+
+/* `pack_bytes` of p[0..n) where p[0..8) may be read (the word buffers have 8 bytes of slack). */
+static inline uint64_t pack_padded(const uint8_t *p, Py_ssize_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t k;
+    memcpy(&k, p, 8);
+    return n >= 8 ? k : k & ((1ULL << (8 * n)) - 1);
+#else
+    return pack_bytes(p, n);
+#endif
+}
+
+static inline uint64_t short_hash(uint64_t key, Py_ssize_t n) {
+    return mix64(key ^ (uint64_t)n * 0x9E3779B97F4A7C15ULL);
+}
+
+/* The id of the entry spelling p[0..n), NONE_RANK for none (tiktoken's `ranks.get(piece)`);
+ * p[0..max(n, 8)) may be read. */
+static inline int32_t bytes_rank(const Merger *m, const uint8_t *p, Py_ssize_t n) {
+    if (n == 1) return m->byte_rank[p[0]];
+    if (n == 2) return m->pair_rank[(size_t)p[0] << 8 | p[1]];
+    if (n > m->max_len || n <= 0) return NONE_RANK;
+    uint64_t key, h;
+    if (n <= 8) {
+        key = pack_padded(p, n);
+        h = short_hash(key, n);
+    } else {
+        key = h = hash_bytes(p, n);
+    }
+    int t = n <= 8 ? (int)n : BYTE_TABLES - 1;
+    const ByteEntry *table = m->bslots[t];
+    Py_ssize_t mask = m->bmask[t];
+    for (Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)mask);; slot = (slot + 1) & mask) {
+        const ByteEntry *e = &table[slot];
+        if (e->len == 0) return NONE_RANK;
+        if (e->key == key && e->len == n &&
+            (n <= 8 || memcmp(m->bpool + m->boff[e->id], p, (size_t)n) == 0))
+            return e->id;
+    }
+}
+
+/* byte_level: every vocabulary entry written in the byte alphabet, keyed by the bytes it spells
+ * (an entry with any other character spells no bytes: no word reaches it, and it is left out).
+ * Needs an injective vocabulary and an entry for each of the 256 bytes (the model checks both). */
+static int build_bytes(Merger *self, PyObject *vocab_r) {
+    Py_ssize_t n = PyDict_GET_SIZE(self->vocab);
+    if (n >= INT32_MAX / 4) {
+        PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
+        return -1;
+    }
+    if (PyDict_GET_SIZE(vocab_r) != n) {
+        PyErr_SetString(PyExc_ValueError, "byte_level takes a vocabulary with one piece per id");
+        return -1;
+    }
+    Py_ssize_t total = 0, pos = 0, counts[BYTE_TABLES] = {0};
+    PyObject *key, *value;
+    while (PyDict_Next(self->vocab, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return -1;
+        }
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (length >= INT32_MAX || total > PY_SSIZE_T_MAX / 8 - length) return PyErr_NoMemory(), -1;
+        total += length;
+        counts[length <= 8 ? length : BYTE_TABLES - 1]++;
+    }
+    self->bpool = PyMem_Malloc((size_t)(total ? total : 1));
+    self->boff = PyMem_Calloc((size_t)(self->size ? self->size : 1), sizeof(Py_ssize_t));
+    self->pair_rank = PyMem_Malloc((size_t)65536 * sizeof(int32_t));
+    if (!self->bpool || !self->boff || !self->pair_rank) return PyErr_NoMemory(), -1;
+    for (int t = 3; t < BYTE_TABLES; t++) {
+        Py_ssize_t slots = 16;
+        while (slots < counts[t] * 2 + 2) slots *= 2;
+        self->bslots[t] = PyMem_Calloc((size_t)slots, sizeof(ByteEntry));
+        if (!self->bslots[t]) return PyErr_NoMemory(), -1;
+        self->bmask[t] = slots - 1;
+    }
+    for (Py_ssize_t i = 0; i < 65536; i++) self->pair_rank[i] = NONE_RANK;
+    for (int b = 0; b < 256; b++) self->byte_rank[b] = NONE_RANK;
+    Py_ssize_t at = 0, e = 0, longest = 0;
+    pos = 0;
+    while (PyDict_Next(self->vocab, &pos, &key, &value)) {
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (e >= n || length > total - at) {
+            PyErr_SetString(PyExc_RuntimeError, "vocabulary changed while read");
+            return -1;
+        }
+        int32_t id = read_id(value, self->size);
+        if (id < 0) return -1;
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        if (kind == PyUnicode_4BYTE_KIND || length == 0) continue; /* no byte spells it */
+        uint8_t *bytes = self->bpool + at;
+        Py_ssize_t i = 0;
+        for (; i < length; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (c >= ALPHABET_CHARS || alphabet_byte[c] < 0) break;
+            bytes[i] = (uint8_t)alphabet_byte[c];
+        }
+        if (i < length) continue;
+        uint64_t packed, h;
+        if (length <= 8) {
+            packed = pack_bytes(bytes, length);
+            h = short_hash(packed, length);
+        } else {
+            packed = h = hash_bytes(bytes, length);
+        }
+        self->boff[id] = at;
+        if (length == 1) {
+            self->byte_rank[bytes[0]] = id;
+        } else if (length == 2) {
+            self->pair_rank[(size_t)bytes[0] << 8 | bytes[1]] = id;
+        } else {
+            int t = length <= 8 ? (int)length : BYTE_TABLES - 1;
+            ByteEntry *table = self->bslots[t];
+            Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)self->bmask[t]);
+            while (table[slot].len) slot = (slot + 1) & self->bmask[t];
+            table[slot] = (ByteEntry){packed, id, (int32_t)length};
+        }
+        if (length > longest) longest = length;
+        at += length;
+        e++;
+    }
+    self->max_len = longest;
+    for (int b = 0; b < 256; b++)
+        if (self->byte_rank[b] == NONE_RANK) {
+            PyErr_Format(PyExc_ValueError, "byte_level takes an entry for each byte; byte %d has none", b);
+            return -1;
+        }
+    return 0;
+}
+
 /* Merger(vocab, vocab_r, top, lefts, rights, results, token_id, ignore_merges, scan_limit,
  *        mark, unsafe, cut_from, cache_size, cached_chars, byte_ids, unk_id, fuse_unk, block)
  *   vocab: {piece: id}; vocab_r: {id: piece}; top: the largest id; lefts, rights, results: per
@@ -323,15 +536,15 @@ static int build_strings(Merger *self, PyObject *vocab_r) {
 static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
     PyObject *vocab, *vocab_r, *lefts, *rights, *results, *mark, *unsafe, *byte_ids;
     Py_ssize_t top, scan_limit, cut_from, cache_size, cached_chars, unk_id;
-    int token_id, ignore_merges, fuse_unk, block;
+    int token_id, ignore_merges, fuse_unk, block, byte_level = 0;
     static char *kwlist[] = {"vocab", "vocab_r", "top", "lefts", "rights", "results", "token_id", "ignore_merges",
                              "scan_limit", "mark", "unsafe", "cut_from", "cache_size", "cached_chars", "byte_ids",
-                             "unk_id", "fuse_unk", "block", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!nO!O!O!ppnUO!nnnOnpp", kwlist, &PyDict_Type, &vocab,
+                             "unk_id", "fuse_unk", "block", "byte_level", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!nO!O!O!ppnUO!nnnOnpp|p", kwlist, &PyDict_Type, &vocab,
                                      &PyDict_Type, &vocab_r, &top, &PyList_Type, &lefts, &PyList_Type, &rights,
                                      &PyList_Type, &results, &token_id, &ignore_merges, &scan_limit, &mark,
                                      &PyList_Type, &unsafe, &cut_from, &cache_size, &cached_chars, &byte_ids,
-                                     &unk_id, &fuse_unk, &block))
+                                     &unk_id, &fuse_unk, &block, &byte_level))
         return -1;
     if (self->id_objects) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is already initialised");
@@ -412,7 +625,14 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
         if (intmap_put(&self->unsafe, (uint64_t)PyUnicode_READ_CHAR(ch, 0) + 1, 1) < 0) return -1;
     }
 
-    if (token_id) {
+    if (byte_level && (!token_id || block || unk_id != -1 || self->has_bytes)) {
+        PyErr_SetString(PyExc_ValueError, "byte_level takes token_id, and no unk token, byte fallback or block");
+        return -1;
+    }
+    self->byte_level = byte_level;
+    if (byte_level) {
+        if (build_bytes(self, vocab_r) < 0) return -1;
+    } else if (token_id) {
         if (build_strings(self, vocab_r) < 0) return -1;
     } else {
         Py_ssize_t n_results = PyList_GET_SIZE(results), n_pairs = PyList_GET_SIZE(lefts);
@@ -618,6 +838,119 @@ static Py_ssize_t merge_symbols(const Merger *m, int32_t *sym, Py_ssize_t n) {
     return left;
 }
 
+
+/* -- byte_level: merging a word's bytes ---------------------------------------------------- */
+
+#define SCAN_BYTES 64 /* words up to this many bytes merge by the scan, in stack arrays */
+
+/* The scan (`merge_scan`) over the bytes w[0..n), 2 <= n <= SCAN_BYTES: tiktoken's
+ * `_byte_pair_merge` (lib.rs), lowest rank first, leftmost among equals. The ids into `out`;
+ * returns their count. */
+static Py_ssize_t scan_bytes(const Merger *m, const uint8_t *w, Py_ssize_t n, int32_t *out) {
+    Py_ssize_t start[SCAN_BYTES + 1];
+    int32_t ranks[SCAN_BYTES];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        start[i] = i;
+        out[i] = m->byte_rank[w[i]];
+    }
+    start[n] = n;
+    for (Py_ssize_t i = 0; i + 1 < n; i++) ranks[i] = bytes_rank(m, w + i, 2);
+    Py_ssize_t k = n; /* symbols left */
+    while (k >= 2) {
+        Py_ssize_t best_at = 0;
+        int32_t best = ranks[0];
+        for (Py_ssize_t i = 1; i + 1 < k; i++)
+            if (ranks[i] < best) {
+                best = ranks[i];
+                best_at = i;
+            }
+        if (best == NONE_RANK) break;
+        Py_ssize_t i = best_at;
+        out[i] = best;
+        memmove(out + i + 1, out + i + 2, (size_t)(k - i - 2) * sizeof(int32_t));
+        memmove(start + i + 1, start + i + 2, (size_t)(k - i - 1) * sizeof(Py_ssize_t));
+        memmove(ranks + i, ranks + i + 1, (size_t)(k - i - 2) * sizeof(int32_t));
+        k--;
+        if (i > 0) ranks[i - 1] = bytes_rank(m, w + start[i - 1], start[i + 1] - start[i - 1]);
+        if (i + 1 < k) ranks[i] = bytes_rank(m, w + start[i], start[i + 2] - start[i]);
+    }
+    return k;
+}
+
+/* The heap (`merge_heap`, tiktoken's `_byte_pair_merge_large`) over the bytes w[0..n): symbol i
+ * spans w[i..after[i]) (to n for the last); a popped (rank, left) is stale when its left symbol
+ * is gone, has no right neighbour, or the pair there no longer spells the entry of that rank.
+ * Touches no Python object. The ids into `out`; returns their count. */
+static Py_ssize_t heap_bytes(const Merger *m, const uint8_t *w, Py_ssize_t n, int32_t *out, HeapScratch *s) {
+    int32_t *before = s->before, *after = s->after;
+    uint8_t *alive = s->alive;
+    uint64_t *heap = s->heap;
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        before[i] = (int32_t)(i - 1);
+        after[i] = i + 1 < n ? (int32_t)(i + 1) : -1;
+        alive[i] = 1;
+        out[i] = m->byte_rank[w[i]];
+    }
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        int32_t rank = bytes_rank(m, w + i, 2);
+        if (rank != NONE_RANK) heap_push(heap, &size, (uint64_t)(uint32_t)rank << 32 | (uint64_t)i);
+    }
+    while (size > 0) {
+        uint64_t top = heap_pop(heap, &size);
+        int32_t left = (int32_t)(top & 0xFFFFFFFFu), rank = (int32_t)(top >> 32);
+        int32_t right = after[left];
+        if (!alive[left] || right < 0) continue;
+        Py_ssize_t end = after[right] >= 0 ? after[right] : n;
+        if (bytes_rank(m, w + left, end - left) != rank) continue;
+        out[left] = rank;
+        alive[right] = 0;
+        int32_t follow = after[left] = after[right];
+        if (follow >= 0) {
+            before[follow] = left;
+            Py_ssize_t follow_end = after[follow] >= 0 ? after[follow] : n;
+            int32_t next = bytes_rank(m, w + left, follow_end - left);
+            if (next != NONE_RANK) heap_push(heap, &size, (uint64_t)(uint32_t)next << 32 | (uint64_t)(uint32_t)left);
+        }
+        int32_t previous = before[left];
+        if (previous >= 0) {
+            Py_ssize_t merged_end = follow >= 0 ? follow : n;
+            int32_t next = bytes_rank(m, w + previous, merged_end - previous);
+            if (next != NONE_RANK)
+                heap_push(heap, &size, (uint64_t)(uint32_t)next << 32 | (uint64_t)(uint32_t)previous);
+        }
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (alive[i]) out[k++] = out[i];
+    return k;
+}
+
+/* The ids of the bytes w[0..n) (n >= 1) into `out` (room for n): their count, or -1 with
+ * MemoryError set. */
+static Py_ssize_t merge_bytes(const Merger *m, const uint8_t *w, Py_ssize_t n, int32_t *out) {
+    if (n == 1) {
+        out[0] = m->byte_rank[w[0]];
+        return 1;
+    }
+    if (n <= SCAN_BYTES) return scan_bytes(m, w, n, out);
+    HeapScratch s;
+    if (scratch_alloc(&s, n) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t left;
+    if (n >= GIL_FREE_SYMBOLS) {
+        Py_BEGIN_ALLOW_THREADS
+        left = heap_bytes(m, w, n, out, &s);
+        Py_END_ALLOW_THREADS
+    } else {
+        left = heap_bytes(m, w, n, out, &s);
+    }
+    scratch_free(&s);
+    return left;
+}
+
 /* The UTF-8 bytes of `cp` into `out`: their count, or -1 for a surrogate (not UTF-8). */
 static inline int utf8_bytes(Py_UCS4 cp, uint8_t *out) {
     if (cp >= 0xD800 && cp <= 0xDFFF) return -1;
@@ -734,6 +1067,209 @@ static PyObject *ids_list(const Merger *m, const int32_t *sym, Py_ssize_t n) {
     return list;
 }
 
+
+/* byte_level: the ids of `word` (text; its UTF-8 bytes merge), uncached, into *ids: their count,
+ * -2 when the pure loop takes the word (empty, or a lone surrogate, which is not UTF-8), -1 on error.
+ * *ids is `stack` (room for 4 * STACK_SYMBOLS) or memory the caller frees with PyMem_Free.
+ * With ignore_merges a word that spells an entry is that entry. */
+static Py_ssize_t byte_word(const Merger *m, PyObject *word, int32_t *stack, int32_t **ids) {
+    *ids = stack;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    if (n == 0 || n >= INT32_MAX / 4) return -2; /* (the pure loop takes any word) */
+    uint8_t stack_bytes[4 * STACK_SYMBOLS + 8]; /* (8 bytes of slack: bytes_rank reads 8 at once) */
+    uint8_t *w = stack_bytes;
+    if (n > STACK_SYMBOLS) {
+        w = PyMem_Malloc((size_t)n * 4 + 8);
+        *ids = PyMem_Malloc((size_t)n * 4 * sizeof(int32_t));
+        if (!w || !*ids) {
+            if (w) PyMem_Free(w);
+            if (*ids) PyMem_Free(*ids);
+            *ids = stack;
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Py_ssize_t count = -2;
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    Py_ssize_t len = 0;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *chars = data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS1 c = chars[i];
+            if (c < 0x80) {
+                w[len++] = c;
+            } else {
+                w[len++] = (uint8_t)(0xC0 | (c >> 6));
+                w[len++] = (uint8_t)(0x80 | (c & 0x3F));
+            }
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint8_t bytes[4];
+            int size = utf8_bytes(PyUnicode_READ(kind, data, i), bytes);
+            if (size < 0) goto done; /* not UTF-8: the pure loop raises */
+            for (int b = 0; b < size; b++) w[len++] = bytes[b];
+        }
+    }
+    if (m->ignore_merges) {
+        int32_t whole = bytes_rank(m, w, len);
+        if (whole != NONE_RANK) {
+            (*ids)[0] = whole;
+            count = 1;
+            goto done;
+        }
+    }
+    count = merge_bytes(m, w, len, *ids);
+done:
+    if (w != stack_bytes) PyMem_Free(w);
+    return count;
+}
+
+/* `byte_word` as a new list, Py_None (borrowed) when the pure loop takes the word, NULL on error. */
+static PyObject *byte_word_ids(const Merger *m, PyObject *word) {
+    int32_t stack[4 * STACK_SYMBOLS];
+    int32_t *ids;
+    Py_ssize_t count = byte_word(m, word, stack, &ids);
+    PyObject *result = count == -2 ? Py_None : count < 0 ? NULL : ids_list(m, ids, count);
+    if (ids != stack) PyMem_Free(ids);
+    return result;
+}
+
+/* -- byte_level: the word cache ------------------------------------------------------------ */
+
+/* A word -> ids table kept in C, so a word is found by its characters without a str hash or
+ * compare: `WordCache`'s rules (words under cached_chars characters, cleared when it holds
+ * cache_size). A key is a str's code units; its kind and length are part of it. A slot holds
+ * the key's first 8 bytes and, for a key that fits there and gives one id, that id: most of a
+ * text's words are found in their slot alone. Longer keys and longer id lists go to a record in
+ * the arena (n_ids, the whole key, the ids). Read and written only with the GIL held, and no
+ * pointer into it is kept across a call that may release the GIL. */
+typedef struct CacheSlot {
+    uint64_t head; /* the key's first 8 bytes, zero-padded */
+    uint32_t meta; /* 0: empty; else 1 | INLINE | kind << 2 | size << 5 | hash tag << 16 */
+    uint32_t value; /* INLINE: the id; else the record's offset in the arena */
+} CacheSlot;
+
+#define SLOT_INLINE 2u
+#define MAX_KEY_BYTES 2047 /* a key's size fits 11 bits of `meta` */
+
+/* The first (up to) 8 bytes of p[0..n), zero-padded, and the key's hash. */
+static inline uint64_t key_hash(const uint8_t *p, size_t n, uint64_t *head) {
+    uint64_t h = 0;
+    if (n >= 8) {
+        memcpy(&h, p, 8);
+    } else {
+        for (size_t i = 0; i < n; i++) h |= (uint64_t)p[i] << (8 * i);
+    }
+    *head = h;
+    return n <= 8 ? mix64((h ^ (uint64_t)n * 0x9E3779B97F4A7C15ULL) * 0xC4CEB9FE1A85EC53ULL)
+                  : hash_bytes(p, (Py_ssize_t)n);
+}
+
+static inline uint32_t slot_meta(uint64_t h, int kind, size_t size) {
+    return 1u | (uint32_t)kind << 2 | (uint32_t)size << 5 | (uint32_t)(h >> 48) << 16;
+}
+
+/* The ids of the cached key p[0..size) of `kind` (*n_ids of them), or NULL. */
+static const int32_t *cache_find(const Merger *m, uint64_t h, uint64_t head, int kind, const uint8_t *p, size_t size,
+                                 Py_ssize_t *n_ids) {
+    if (!m->cache_slots) return NULL;
+    uint32_t want = slot_meta(h, kind, size);
+    for (Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)m->cache_mask);; slot = (slot + 1) & m->cache_mask) {
+        const CacheSlot *c = &m->cache_slots[slot];
+        if (c->meta == 0) return NULL;
+        if ((c->meta & ~SLOT_INLINE) != want || c->head != head) continue;
+        if (c->meta & SLOT_INLINE) {
+            *n_ids = 1;
+            return (const int32_t *)&c->value;
+        }
+        const uint8_t *record = m->arena + c->value;
+        if (size > 8 && memcmp(record + 4 + 8, p + 8, size - 8) != 0) continue;
+        uint32_t count;
+        memcpy(&count, record, 4);
+        *n_ids = count;
+        return (const int32_t *)(record + 4 + ((size + 3) & ~(size_t)3));
+    }
+}
+
+static void cache_clear(Merger *m) {
+    if (m->cache_slots) memset(m->cache_slots, 0, (size_t)(m->cache_mask + 1) * sizeof(CacheSlot));
+    m->cache_used = 0;
+    m->arena_len = 0;
+}
+
+/* Doubles the slots (or makes the first 4096). -1 with MemoryError set. */
+static int cache_grow(Merger *m) {
+    Py_ssize_t slots = m->cache_slots ? (m->cache_mask + 1) * 2 : 4096;
+    if ((size_t)slots > PY_SSIZE_T_MAX / sizeof(CacheSlot)) return PyErr_NoMemory(), -1;
+    CacheSlot *grown = PyMem_Calloc((size_t)slots, sizeof(CacheSlot));
+    if (!grown) return PyErr_NoMemory(), -1;
+    for (Py_ssize_t i = 0; m->cache_slots && i <= m->cache_mask; i++) {
+        const CacheSlot *c = &m->cache_slots[i];
+        if (!c->meta) continue;
+        size_t size = c->meta >> 5 & MAX_KEY_BYTES;
+        uint64_t head;
+        uint64_t h;
+        if (size > 8) {
+            h = key_hash(m->arena + c->value + 4, size, &head);
+        } else {
+            uint8_t bytes[8];
+            memcpy(bytes, &c->head, 8);
+            h = key_hash(bytes, size, &head);
+        }
+        Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)(slots - 1));
+        while (grown[slot].meta) slot = (slot + 1) & (slots - 1);
+        grown[slot] = *c;
+    }
+    PyMem_Free(m->cache_slots);
+    m->cache_slots = grown;
+    m->cache_mask = slots - 1;
+    return 0;
+}
+
+/* Remembers the key p[0..size) of `word` -> ids[0..n_ids) (`WordCache.remember`); `h` and
+ * `head` are its key_hash. -1 with MemoryError set. */
+static int cache_put(Merger *m, PyObject *word, uint64_t h, uint64_t head, const int32_t *ids, Py_ssize_t n_ids) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+    int kind = PyUnicode_KIND(word);
+    size_t size = (size_t)n * (size_t)kind;
+    if (n >= m->cached_chars || size > MAX_KEY_BYTES) return 0;
+    if (m->cache_used >= m->cache_size) cache_clear(m);
+    if (!m->cache_slots || (m->cache_used + 1) * 2 > m->cache_mask + 1)
+        if (cache_grow(m) < 0) return -1;
+    CacheSlot c = {head, slot_meta(h, kind, size), 0};
+    if (n_ids == 1 && size <= 8) {
+        c.meta |= SLOT_INLINE;
+        c.value = (uint32_t)ids[0];
+    } else {
+        size_t at = (m->arena_len + 3u) & ~(size_t)3;
+        size_t ids_at = at + 4 + ((size + 3) & ~(size_t)3);
+        if ((size_t)n_ids > (UINT32_MAX - ids_at) / sizeof(int32_t)) return 0; /* the arena stays under 4 GB */
+        size_t end = ids_at + (size_t)n_ids * sizeof(int32_t);
+        if (end > m->arena_cap) {
+            size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
+            while (cap < end) cap *= 2;
+            if (cap > UINT32_MAX) cap = UINT32_MAX;
+            uint8_t *grown = PyMem_Realloc(m->arena, cap);
+            if (!grown) return PyErr_NoMemory(), -1;
+            m->arena = grown;
+            m->arena_cap = cap;
+        }
+        uint32_t count = (uint32_t)n_ids;
+        memcpy(m->arena + at, &count, 4);
+        memcpy(m->arena + at + 4, PyUnicode_DATA(word), size);
+        memcpy(m->arena + ids_at, ids, (size_t)n_ids * sizeof(int32_t));
+        m->arena_len = end;
+        c.value = (uint32_t)at;
+    }
+    Py_ssize_t slot = (Py_ssize_t)(h & (uint64_t)m->cache_mask);
+    while (m->cache_slots[slot].meta) slot = (slot + 1) & m->cache_mask;
+    m->cache_slots[slot] = c;
+    m->cache_used++;
+    return 0;
+}
+
 /* -- the output buffer -------------------------------------------------------------------- */
 
 typedef struct {
@@ -761,6 +1297,29 @@ static int out_extend(Out *o, PyObject *list) {
         o->cap = cap;
     }
     for (Py_ssize_t i = 0; i < n; i++) o->items[o->len++] = Py_NewRef(PyList_GET_ITEM(list, i));
+    return 0;
+}
+
+/* Appends the int objects of ids[0..n). */
+static int out_extend_ids(Out *o, const Merger *m, const int32_t *ids, Py_ssize_t n) {
+    if (n > o->cap - o->len) {
+        Py_ssize_t cap = o->cap ? o->cap : 64;
+        while (cap - o->len < n) {
+            if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) return PyErr_NoMemory(), -1;
+            cap *= 2;
+        }
+        PyObject **items = PyMem_Realloc(o->items, (size_t)cap * sizeof(PyObject *));
+        if (!items) return PyErr_NoMemory(), -1;
+        o->items = items;
+        o->cap = cap;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t id = ids[i];
+        PyObject *obj = id >= 0 && id < m->size && m->id_objects[id] ? Py_NewRef(m->id_objects[id])
+                                                                      : PyLong_FromLong(id);
+        if (!obj) return -1;
+        o->items[o->len++] = obj;
+    }
     return 0;
 }
 
@@ -831,6 +1390,11 @@ static int32_t *symbol_buffer(Py_ssize_t n, int32_t *stack, Py_ssize_t stack_siz
 /* `BPE.tokenize` of one word not in the cache: a new reference to its ids (remembered), or
  * Py_None (borrowed, not counted) when the word is left to the pure loop, or NULL on error. */
 static PyObject *new_word(const Merger *m, PyObject *word, PyObject *cache) {
+    if (m->byte_level) {
+        PyObject *ids = byte_word_ids(m, word);
+        if (ids && ids != Py_None && remember(m, cache, word, ids) < 0) Py_CLEAR(ids);
+        return ids;
+    }
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     if (n == 0 || n >= INT32_MAX / 4) return Py_None;
     if (m->ignore_merges) {
@@ -892,6 +1456,68 @@ done:
     return ids;
 }
 
+/* byte_level `tokenize_all`: each word found in the C word cache by its characters, or merged
+ * and remembered there; `fallback` (the pure loop) takes what the kernel leaves. */
+static PyObject *byte_tokenize_all(Merger *self, PyObject *words, PyObject *fallback) {
+    Out out = {NULL, 0, 0};
+    int32_t stack[4 * STACK_SYMBOLS];
+    Py_ssize_t guess = PyList_GET_SIZE(words) + PyList_GET_SIZE(words) / 8 + 16; /* a word is a token or more */
+    if (guess < PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(PyObject *)) {
+        out.items = PyMem_Malloc((size_t)guess * sizeof(PyObject *));
+        if (!out.items) return PyErr_NoMemory();
+        out.cap = guess;
+    }
+    /* the list may change under a fallback call: its length is read on every turn */
+    for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words); w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        if (PyUnicode_CheckExact(word)) {
+            Py_ssize_t n = PyUnicode_GET_LENGTH(word);
+            int kind = PyUnicode_KIND(word);
+            size_t size = (size_t)n * (size_t)kind;
+            uint64_t h = 0, head = 0;
+            int cached = n > 0 && n < self->cached_chars && size <= MAX_KEY_BYTES;
+            if (cached) {
+                Py_ssize_t n_ids;
+                h = key_hash(PyUnicode_DATA(word), size, &head);
+                const int32_t *hit = cache_find(self, h, head, kind, PyUnicode_DATA(word), size, &n_ids);
+                if (hit) {
+                    if (out_extend_ids(&out, self, hit, n_ids) < 0) goto error;
+                    continue;
+                }
+            }
+            int32_t *ids;
+            Py_ssize_t count = byte_word(self, word, stack, &ids);
+            if (count >= 0) {
+                int failed = (cached && cache_put(self, word, h, head, ids, count) < 0) ||
+                             out_extend_ids(&out, self, ids, count) < 0;
+                if (ids != stack) PyMem_Free(ids);
+                if (failed) goto error;
+                continue;
+            }
+            if (ids != stack) PyMem_Free(ids);
+            if (count == -1) goto error;
+        }
+        Py_INCREF(word);
+        PyObject *ids = PyObject_CallOneArg(fallback, word);
+        Py_DECREF(word);
+        if (!ids) goto error;
+        if (!PyList_Check(ids)) {
+            Py_DECREF(ids);
+            PyErr_SetString(PyExc_TypeError, "a word's ids must be a list");
+            goto error;
+        }
+        int failed = out_extend(&out, ids);
+        Py_DECREF(ids);
+        if (failed) goto error;
+    }
+    PyObject *result = out_list(&out);
+    out_free(&out);
+    return result;
+error:
+    out_free(&out);
+    return NULL;
+}
+
 /* tokenize_all(words, cache, fallback) -> list[int] */
 static PyObject *Merger_tokenize_all(Merger *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3 || !PyList_Check(args[0]) || !PyDict_Check(args[1])) {
@@ -903,6 +1529,7 @@ static PyObject *Merger_tokenize_all(Merger *self, PyObject *const *args, Py_ssi
         return NULL;
     }
     PyObject *words = args[0], *cache = args[1], *fallback = args[2];
+    if (self->byte_level) return byte_tokenize_all(self, words, fallback);
     Out out = {NULL, 0, 0};
     /* the list may change under a fallback call: its length is read on every turn */
     for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words); w++) {
@@ -948,6 +1575,11 @@ static PyObject *Merger_word(Merger *self, PyObject *word) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised");
         return NULL;
     }
+    if (self->byte_level) {
+        PyObject *ids = byte_word_ids(self, word);
+        if (ids == Py_None) Py_INCREF(ids);
+        return ids;
+    }
     Py_ssize_t n = PyUnicode_GET_LENGTH(word);
     if (n == 0 || n >= INT32_MAX / 4) Py_RETURN_NONE;
     if (self->ignore_merges) {
@@ -973,6 +1605,10 @@ static PyObject *Merger_merge(Merger *self, PyObject *const *args, Py_ssize_t na
     }
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "Merger is not initialised");
+        return NULL;
+    }
+    if (self->byte_level) {
+        PyErr_SetString(PyExc_TypeError, "merge() takes symbol ids; a byte_level Merger merges bytes (word())");
         return NULL;
     }
     int use_scan = PyObject_IsTrue(args[1]);
@@ -1040,6 +1676,7 @@ static struct PyModuleDef bpe_merge_module = {
 };
 
 PyMODINIT_FUNC PyInit_bpe_merge(void) {
+    fill_alphabet();
     if (PyType_Ready(&MergerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&bpe_merge_module);
     if (!m) return NULL;

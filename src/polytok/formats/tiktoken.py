@@ -42,10 +42,13 @@ The pipeline, from the shared components:
 - normalizer: `SurrogateRepair` (core.py's ``except UnicodeEncodeError`` fix-up).
 - pre-tokenizer: ``Split(pattern, "removed", invert=True, dialect="fancy",
   empty_matches=...)`` — only the matches are pieces, empty ones too (lib.rs
-  ``encode_ordinary``: ``find_iter``) — then
-  ``ByteLevel(use_regex=False)``: the GPT-2 byte alphabet, so pieces are strings.
+  ``encode_ordinary``: ``find_iter``).
 - model: `BPE` with ``ignore_merges=True`` (a piece that is a rank entry is one
-  token, lib.rs ``encoder.get(piece)``) and ``merge_priority="token_id"``.
+  token, lib.rs ``encoder.get(piece)``), ``merge_priority="token_id"`` and
+  ``byte_level=True``: a piece is text and its UTF-8 bytes merge (``byte_pair_encode``);
+  the vocabulary spells them in the GPT-2 byte alphabet, the pieces ``id_to_token`` gives.
+  (A ``ByteLevel(use_regex=False)`` pre-tokenizer before the model did that mapping, one
+  str per piece; the model reads the bytes itself now, see `polytok.models.bpe`.)
 - decode: `TokenBytes` (``decode_bytes`` then UTF-8 with replacement).
 
 Modes: ``special=AS_TEXT`` (the default) is ``encode_ordinary(t)`` — tiktoken's
@@ -86,8 +89,6 @@ from ..errors import FormatError
 from ..facts import FormatFacts, NamedToken, eos_ends
 from ..models.bpe import BPE
 from ..normalizers.surrogate_repair import SurrogateRepair
-from ..pre_tokenizers.byte_level import ByteLevel
-from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
 from ..special import AddedToken, SpecialTokens
 from ..text.byte_alphabet import BYTES_TO_CHARS
@@ -227,10 +228,9 @@ def build_tiktoken(token_bytes: list[bytes], ranks: list[int] | range, pattern: 
         raise FormatError(f"no token for the single byte {bytes(missing[:1])!r} ({len(missing)} of the 256 bytes "
                           "missing): tiktoken loads such ranks and panics on any text that needs the byte; "
                           "polytok refuses them at load", file=source, key="ranks")
-    model = BPE(vocab, [], ignore_merges=True, merge_priority="token_id")
-    split = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern",
-                  empty_matches="keep" if "" in vocab else "refuse")
-    pre_tokenizer = Sequence([split, ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)])
+    model = BPE(vocab, [], ignore_merges=True, merge_priority="token_id", byte_level=True)
+    pre_tokenizer = Split(pattern, "removed", invert=True, dialect="fancy", key="pattern",
+                          empty_matches="keep" if "" in vocab else "refuse")
     table = _id_table(token_bytes, ids, vocab, special_tokens)
     rank_ids = ids if isinstance(ids, range) else set(ids)
     # an id that is both a rank and a special decodes as the rank (lib.rs decode_bytes looks there first)

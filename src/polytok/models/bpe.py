@@ -39,7 +39,7 @@ Performance:
   the concatenation) and the cache's bound, all as the pure code here does them, into the same
   cache. Dropout and affixes keep the pure loop; so does a word the pure loop raises on (it
   raises there). The compiled tables are built on first use, like the pair dict, and dropped
-  when pickling.
+  when pickling. A ``byte_level`` model's compiled loop is its own (below).
 * A per-model dict caches word -> ids (up to ``CACHE_SIZE`` words under
   ``CACHED_WORD_CHARS`` characters (`models._cache`); cleared when full). HF caches 10k words
   under 256 bytes; the cache never changes results.
@@ -95,6 +95,25 @@ Performance:
   ``encoder.get(piece)`` comes first, lib.rs ``encode_ordinary``; only a Split
   keeping empty matches passes one), else no token; HF returns none for an empty
   word before any lookup.
+
+``byte_level`` -- what a word is:
+
+* False (HF tokenizers, llama.cpp): a word arrives spelt as the vocabulary is; for a
+  byte-level vocabulary HF's ByteLevel pre-tokenizer has written its bytes in the GPT-2
+  alphabet.
+* True (tiktoken 0.14.0, src/lib.rs ``CoreBPE::encode_ordinary``, ``byte_pair_encode``:
+  a piece's UTF-8 bytes merge; with ``merge_priority="token_id"`` only): a word is text.
+  The pure loops run on its byte form (`_bpe_bytes`), the cache holds it as text, and
+  `tokenize_spans` gives spans over its characters (a token covers each character it holds
+  a byte of, as HF's offsets through ByteLevel's alignments). The pipeline then has no
+  byte-mapping stage, and the compiled loop (when every byte is an entry and no two
+  entries share an id) reads the bytes from the text itself: entries keyed by their bytes
+  (one and two bytes by direct index, 3 to 8 bytes packed in an integer in one table per
+  length, longer ones by hash, checked byte for byte), the list scan up to 64 bytes and the
+  heap above (the same result, as above), and a word cache of its own in C, keyed by the
+  word's code units and kind, with `WordCache`'s bounds. That cache replaced a dict probe
+  of a fresh str per word (a str hash and a compare of two objects), the larger share of a
+  warm encode; the Python `WordCache` then only holds what the pure loop ran.
 """
 
 from __future__ import annotations
@@ -109,6 +128,8 @@ from ..bounded_cache import BoundedCache
 from ..errors import EncodeError, FormatError, not_utf8
 from ..gc_pause import gc_paused
 from ..kernels import kernel
+from ..text.byte_alphabet import BYTES_TO_CHARS
+from ._bpe_bytes import byte_form, char_spans
 from ._bpe_cut import cut_mark
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, merge_tree, write_blocked, write_blocked_spans
@@ -120,6 +141,7 @@ __all__ = ["BPE", "UnknownMergeToken"]
 _SCAN_UP_TO = 48  # symbols; the list scan is faster up to about this length
 _CUT_FROM = 8  # characters; longer words are cut where no merge can cross
 _TREE_FROM = 4096  # symbols; `merge_tree` above, wherever `merge_scan` is exact (it saves memory, not time)
+_BYTE_CHARS = frozenset(BYTES_TO_CHARS)
 
 
 class BPE(VocabLookup):
@@ -141,6 +163,10 @@ class BPE(VocabLookup):
         unknown_chars: ``"drop"`` (HF, default): a character missing from the vocabulary
             leaves the word before merging; ``"block"`` (llama.cpp): it stays a symbol no
             merge crosses until the ids are written (see the module notes).
+        byte_level: words are text whose UTF-8 bytes merge, the vocabulary spelling bytes in the
+            GPT-2 byte alphabet (tiktoken; with ``merge_priority="token_id"``); False (HF,
+            default): words arrive spelt as the vocabulary is (HF's ByteLevel pre-tokenizer
+            writes them in that alphabet).
 
     Raises:
         FormatError: a merge token is missing from the vocabulary (`UnknownMergeToken`),
@@ -148,19 +174,23 @@ class BPE(VocabLookup):
     """
 
     _empty_word: tuple[int, ...] = ()  # an empty word's ids (merge_priority="token_id", see the module notes)
+    _byte_level = False  # words are text whose UTF-8 bytes merge (see the module notes)
 
     def __init__(self, vocab: dict[str, int], merges: Sequence[tuple[str, str]], *,
                  dropout: float | None = None, unk_token: str | None = None,
                  continuing_subword_prefix: str | None = None, end_of_word_suffix: str | None = None,
                  fuse_unk: bool = False, byte_fallback: bool = False, ignore_merges: bool = False,
                  merge_priority: Literal["merges", "token_id"] = "merges",
-                 unknown_chars: Literal["drop", "block"] = "drop") -> None:
+                 unknown_chars: Literal["drop", "block"] = "drop", byte_level: bool = False) -> None:
         if merge_priority not in ("merges", "token_id"):
             raise ValueError(f"merge_priority must be 'merges' or 'token_id', not {merge_priority!r}")
         if merge_priority == "token_id" and merges:
             raise ValueError("merge_priority='token_id' takes no merges list (the vocabulary ranks the pairs)")
         if unknown_chars not in ("drop", "block"):
             raise ValueError(f"unknown_chars must be 'drop' or 'block', not {unknown_chars!r}")
+        if byte_level and merge_priority != "token_id":
+            raise ValueError("byte_level=True (tiktoken's model) takes merge_priority='token_id'")
+        self._byte_level = byte_level  # before `_setup`: it chooses the kernel
         if unknown_chars == "block" and (unk_token is not None or fuse_unk or continuing_subword_prefix
                                          or end_of_word_suffix or merge_priority != "merges"):
             raise ValueError("unknown_chars='block' (llama.cpp's rule) takes no unk_token, fuse_unk, affix or"
@@ -172,6 +202,8 @@ class BPE(VocabLookup):
         self._block = unknown_chars == "block"
         if merge_priority == "token_id":
             self._rank_by_token_id()
+        if byte_level:
+            self._can_cut = False  # the cache holds words as text; chunks would be byte forms
 
     def _setup(self, vocab: dict[str, int], lefts: list[str], rights: list[str], *, dropout: float | None,
                unk_token: str | None, continuing_subword_prefix: str | None, end_of_word_suffix: str | None,
@@ -209,6 +241,10 @@ class BPE(VocabLookup):
         ids = self._vocab_r
         fits = not ids or (min(ids) >= 0 and max(ids) < 4 * len(ids) + (1 << 16))
         plain = not self._dropout and not self._prefix and not self._suffix
+        if self._byte_level:  # the kernel merges bytes only for tiktoken's rule, every byte a token
+            vocab = self._vocab
+            plain = plain and len(ids) == len(vocab) and not self._block \
+                and self._unk_token is None and self._byte_ids is None and vocab.keys() >= _BYTE_CHARS
         self._kernel: Any = kernel("bpe_merge") if plain and fits else None
         self._merger: Any = None
 
@@ -277,6 +313,8 @@ class BPE(VocabLookup):
             return ids[:]
         if not piece:
             return list(self._empty_word)
+        if self._byte_level:
+            return self._byte_level_ids(piece)
         if self._dropout:
             symbols, lengths = self._symbols(piece)
             ids = merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
@@ -288,6 +326,19 @@ class BPE(VocabLookup):
                 ids += self._cached_ids(chunk)
         else:
             ids = self._word_ids(piece)
+        self._cache.remember(piece, ids)
+        return ids[:]
+
+    def _byte_level_ids(self, piece: str) -> list[int]:
+        """`_tokenize` of a word of a ``byte_level`` model (not cached yet): its byte form merges."""
+        ids = self._compiled().word(piece) if self._kernel is not None else None
+        if ids is None:
+            word = byte_form(piece)
+            if self._dropout:
+                symbols, lengths = self._symbols(word)
+                ids = merge_heap(symbols, lengths, self._rank_of(), self._results, self._dropout)[0]
+                return write_blocked(ids, word, self._vocab, self._byte_ids) if self._block else ids
+            ids = self._word_ids(word)
         self._cache.remember(piece, ids)
         return ids[:]
 
@@ -310,6 +361,12 @@ class BPE(VocabLookup):
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         if not piece:
             return [(id_, 0, 0) for id_ in self._empty_word]
+        if self._byte_level:
+            return char_spans(piece, self._spans(byte_form(piece), cached=False))
+        return self._spans(piece, cached=True)
+
+    def _spans(self, piece: str, cached: bool) -> list[tuple[int, int, int]]:
+        """`tokenize_spans` of a word spelt as the vocabulary is (`cached`: through the word cache)."""
         if self._ignore_merges and not self._dropout:
             whole = self._vocab.get(piece)
             if whole is not None:
@@ -319,7 +376,7 @@ class BPE(VocabLookup):
         for chunk in self._cut(piece) if len(piece) > _CUT_FROM and self._can_cut else [piece]:
             if self._plain and not self._dropout and None not in map(self._vocab.get, chunk):
                 # Every symbol is its character: a token spans as many characters as it spells.
-                ids = self._cached_ids(chunk)
+                ids = self._cached_ids(chunk) if cached else self._word_ids(chunk)
                 ends = list(accumulate(map(len, map(self._vocab_r.__getitem__, ids)), initial=offset))
                 spans += zip(ids, ends, ends[1:])
             else:
@@ -334,6 +391,9 @@ class BPE(VocabLookup):
 
     def token_value(self, id: int, piece: str, start: int, end: int) -> str:
         """HF's token string: the word itself for an ``ignore_merges`` hit, else ``id_to_token``."""
+        if self._byte_level and self._ignore_merges and end - start == len(piece):
+            piece = byte_form(piece)
+            start, end = 0, len(piece)
         if self._ignore_merges and end - start == len(piece) and self._vocab.get(piece) == id:
             return piece
         return self._vocab_r.get(id, "")
@@ -363,7 +423,8 @@ class BPE(VocabLookup):
                 self._vocab, self._vocab_r, max(self._vocab_r, default=-1), lefts, rights, results,
                 self._token_rank_of is not None, self._ignore_merges, self._scan_limit, mark, sorted(unsafe),
                 _CUT_FROM, CACHE_SIZE, CACHED_WORD_CHARS, self._byte_ids,
-                -1 if self._unk_token is None else self._vocab.get(self._unk_token, -2), self._fuse_unk, self._block)
+                -1 if self._unk_token is None else self._vocab.get(self._unk_token, -2), self._fuse_unk, self._block,
+                self._byte_level)
         return merger
 
     def _rank_of(self) -> Any:
@@ -405,7 +466,8 @@ class BPE(VocabLookup):
         return chunks
 
     def _word_ids(self, word: str) -> list[int]:
-        if self._kernel is not None:
+        """The ids of `word`, spelt as the vocabulary is (no cut, no cache)."""
+        if self._kernel is not None and not self._byte_level:  # (a byte_level kernel takes the text)
             merged = self._compiled().word(word)
             if merged is not None:
                 return merged  # type: ignore[no-any-return]
