@@ -431,7 +431,8 @@ def test_space_run_check_equals_the_regex(entries: list[tuple[str, int]]) -> Non
     from polytok.formats._sentencepiece_build import _joins_space_to_text, _odd_ids
     from polytok.formats.sentencepiece import ModelProto
 
-    proto = ModelProto("x.model", pieces=[p for p, _ in entries], types=[t for _, t in entries])
+    proto = ModelProto("x.model")
+    proto.pieces, proto.types = [p for p, _ in entries], [t for _, t in entries]
     usable = "\0".join(p for p, t in entries if t not in (sp.CONTROL, sp.UNKNOWN, sp.BYTE))
     want = regex.search("[^\0\u2581]\u2581", usable) is not None
     assert _joins_space_to_text(proto, _odd_ids(proto.types)) == want
@@ -443,5 +444,6 @@ def test_space_run_check_long_runs() -> None:
 
     for pieces, want in ((["\u2581" * 100, "a"], False), (["\u2581" * 100 + "a\u2581"], True),
                          (["a" + "\u2581" * 70], True), (["\u2581" * 65, "\u2581a"], False)):
-        proto = ModelProto("x.model", pieces=pieces, types=[sp.NORMAL] * len(pieces))
+        proto = ModelProto("x.model")
+        proto.pieces, proto.types = pieces, [sp.NORMAL] * len(pieces)
         assert _joins_space_to_text(proto, _odd_ids(proto.types)) is want
