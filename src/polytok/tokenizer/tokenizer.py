@@ -280,11 +280,8 @@ class Tokenizer(PostProcess, OffsetsPath):
         undecided for a text goes to `encode`.
         """
         module = kernel("batch")
-        if module is None or not self._fast_exact or self._empty_texts \
-                or self.special_split.cuts_text(parse_special):
-            return None
-        model = self.model.batch_kernel()
-        if model is None:
+        model = self.model.batch_kernel() if module is not None else None  # the cheap test first: most models have none
+        if model is None or not self._fast_exact or self._empty_texts or self.special_split.cuts_text(parse_special):
             return None
         split: str | int = ""
         if self.pre_tokenizer is not None:
