@@ -9,7 +9,8 @@
  * - split: "" (none); one character c: the pre-tokenizer `Split("c+", merged_with_next)`,
  *   which cuts the text before every run of c but at its start; or an int: a scanner of
  *   `split.SCANNERS` (`findall` of a known pattern, `regex.scanners`);
- * - model: a `spm_merge.Merger` (each word) or a `unigram.Lattice` (the whole text).
+ * - model: a `spm_merge.Merger` (each word), a byte_level `bpe_merge.Merger` (each word's UTF-8
+ *   bytes merge, tiktoken's rule) or a `unigram.Lattice` (the whole text).
  *
  * They are called through the C entry points their modules offer (kernel_api.h), which touch no
  * Python object, so `encode(texts, start, stop)` reads the texts, runs every stage on each and
@@ -28,7 +29,9 @@
 #include "kernel_api.h"
 #include "kernel_util.h"
 
-enum { MODEL_SPM = 1, MODEL_UNIGRAM = 2 };
+enum { MODEL_SPM = 1, MODEL_UNIGRAM = 2, MODEL_BPE_BYTES = 3 };
+
+typedef int (*WordIds)(PyObject *model, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count);
 enum { LINE_DONE = 0, LINE_PURE = 1 };
 
 /* -- growable arrays (raw allocator: grown without the GIL) --------------------------- */
@@ -71,6 +74,8 @@ typedef struct {
     int model_kind;
     const CharsmapAPI *charsmap_api;
     const SpmMergeAPI *spm_api;
+    const BpeMergeAPI *bpe_api;
+    WordIds word_ids;     /* per-word models: the model's entry */
     const UnigramAPI *unigram_api;
     const SplitAPI *split_api;
     PyObject **ints;      /* ints[id]: one shared int object per id met so far (NULL: not yet) */
@@ -140,6 +145,7 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     if (!module_name) return -1;
     int is_spm = PyUnicode_CompareWithASCIIString(module_name, "polytok._kernels.spm_merge") == 0;
     int is_unigram = PyUnicode_CompareWithASCIIString(module_name, "polytok._kernels.unigram") == 0;
+    int is_bpe = PyUnicode_CompareWithASCIIString(module_name, "polytok._kernels.bpe_merge") == 0;
     Py_DECREF(module_name);
     if (is_spm) {
         self->spm_api = PyCapsule_Import(SPM_MERGE_API_NAME, 0);
@@ -149,9 +155,14 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
         self->unigram_api = PyCapsule_Import(UNIGRAM_API_NAME, 0);
         if (!self->unigram_api) return -1;
         if (!PyObject_TypeCheck(model, self->unigram_api->type)) is_unigram = 0;
+    } else if (is_bpe) {
+        self->bpe_api = PyCapsule_Import(BPE_MERGE_API_NAME, 0);
+        if (!self->bpe_api) return -1;
+        if (!PyObject_TypeCheck(model, self->bpe_api->type) || !self->bpe_api->covers(model)) is_bpe = 0;
     }
-    if (!is_spm && !is_unigram) {
-        PyErr_SetString(PyExc_TypeError, "model must be a spm_merge.Merger or a unigram.Lattice");
+    if (!is_spm && !is_unigram && !is_bpe) {
+        PyErr_SetString(PyExc_TypeError,
+                        "model must be a spm_merge.Merger, a byte_level bpe_merge.Merger or a unigram.Lattice");
         return -1;
     }
     self->space = PyMem_RawMalloc((size_t)space_len + 1);
@@ -166,7 +177,8 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     self->remove_extra = remove_extra;
     self->split = split_cp;
     self->scanner = scanner;
-    self->model_kind = is_spm ? MODEL_SPM : MODEL_UNIGRAM;
+    self->model_kind = is_spm ? MODEL_SPM : is_bpe ? MODEL_BPE_BYTES : MODEL_UNIGRAM;
+    self->word_ids = is_spm ? self->spm_api->word_ids : is_bpe ? self->bpe_api->word_ids : NULL;
     self->normalizer = normalizer == Py_None ? NULL : Py_NewRef(normalizer);
     self->model = Py_NewRef(model);
     return 0;
@@ -367,7 +379,7 @@ static int model_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t
             }
         }
     }
-    int status = p->spm_api->word_ids(p->model, cps, n, out, &count);
+    int status = p->word_ids(p->model, cps, n, out, &count);
     if (status != 0) return status;
     if (n <= CACHED_CHARS && cache_add(cache, cps, n, hash, out, count) < 0) return -1;
     s->n_ids += count;

@@ -45,6 +45,9 @@
  * word, so its rank is one lookup of that range; the scan (up to 64 bytes) and the heap give the
  * same result as the pure loops on the byte form. `tokenize_all` then keeps its own word cache,
  * keyed by the word's code units and kind (`WordCache`'s bounds), in place of the dict.
+ *
+ * The module's `_C_API` capsule (kernel_api.h, BpeMergeAPI) offers a byte_level Merger's merge
+ * of one word on code points, without the GIL, to the batch kernel; it reads the tables only.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -52,6 +55,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel_api.h"
 #include "kernel_util.h"
 
 #define NONE_RANK INT32_MAX
@@ -1136,6 +1140,64 @@ static PyObject *byte_word_ids(const Merger *m, PyObject *word) {
     return result;
 }
 
+/* -- byte_level: the capsule's entry (kernel_api.h) ---------------------------------------- */
+
+static int api_covers(PyObject *merger) {
+    const Merger *m = (const Merger *)merger;
+    return m->ready && m->byte_level;
+}
+
+/* `byte_word` on code points, without the GIL: the tables only (fixed once built; the word
+ * cache, written with the GIL held, is not read), scratch per call from the raw allocator.
+ * 0 with the ids in out[0..*count) (room for 4 * n), 1 where the pure loop takes the word (a
+ * surrogate, or no word), -1 out of memory. */
+static int api_word_ids(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
+    const Merger *m = (const Merger *)merger;
+    if (!m->ready || !m->byte_level || n <= 0 || n >= INT32_MAX / 4) return 1;
+    uint8_t stack_bytes[4 * STACK_SYMBOLS + 8]; /* (8 bytes of slack: bytes_rank reads 8 at once) */
+    uint8_t *w = stack_bytes;
+    if (n > STACK_SYMBOLS) {
+        w = PyMem_RawMalloc((size_t)n * 4 + 8);
+        if (!w) return -1;
+    }
+    int status = 0;
+    Py_ssize_t len = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int size = utf8_bytes(cps[i], w + len);
+        if (size < 0) {
+            status = 1; /* not UTF-8: the pure loop raises */
+            goto done;
+        }
+        len += size;
+    }
+    memset(w + len, 0, 8);
+    if (m->ignore_merges) {
+        int32_t whole = bytes_rank(m, w, len);
+        if (whole != NONE_RANK) {
+            out[0] = whole;
+            *count = 1;
+            goto done;
+        }
+    }
+    if (len == 1) {
+        out[0] = m->byte_rank[w[0]];
+        *count = 1;
+    } else if (len <= SCAN_BYTES) {
+        *count = scan_bytes(m, w, len, out);
+    } else {
+        HeapScratch s;
+        if (scratch_alloc(&s, len) < 0) {
+            status = -1;
+            goto done;
+        }
+        *count = heap_bytes(m, w, len, out, &s);
+        scratch_free(&s);
+    }
+done:
+    if (w != stack_bytes) PyMem_RawFree(w);
+    return status;
+}
+
 /* -- byte_level: the word cache ------------------------------------------------------------ */
 
 /* A word -> ids table kept in C, so a word is found by its characters without a str hash or
@@ -1684,5 +1746,16 @@ PyMODINIT_FUNC PyInit_bpe_merge(void) {
         Py_DECREF(m);
         return NULL;
     }
+    static BpeMergeAPI api;
+    api.type = &MergerType;
+    api.covers = api_covers;
+    api.word_ids = api_word_ids;
+    PyObject *capsule = PyCapsule_New(&api, BPE_MERGE_API_NAME, NULL);
+    if (!capsule || PyModule_AddObjectRef(m, "_C_API", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(capsule);
     return m;
 }

@@ -36,6 +36,17 @@ typedef struct {
                 Py_ssize_t *count);
 } SplitAPI;
 
+/* polytok._kernels.bpe_merge._C_API */
+#define BPE_MERGE_API_NAME "polytok._kernels.bpe_merge._C_API"
+typedef struct {
+    PyTypeObject *type; /* Merger */
+    /* Whether `word_ids` decides words of this Merger (a byte_level one); asked once, with the GIL. */
+    int (*covers)(PyObject *merger);
+    /* The ids of one word of `n` code points (`Merger.word`: its UTF-8 bytes merge; uncached),
+     * written to out[0..*count); `out` has room for 4 * n ids. 1 for a surrogate (not UTF-8). */
+    int (*word_ids)(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count);
+} BpeMergeAPI;
+
 /* polytok._kernels.spm_merge._C_API */
 #define SPM_MERGE_API_NAME "polytok._kernels.spm_merge._C_API"
 typedef struct {

@@ -9,6 +9,9 @@ back over the word's own characters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..errors import not_utf8
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from ._vocab import byte_to_char
@@ -35,3 +38,23 @@ def char_spans(word: str, spans: list[tuple[int, int, int]]) -> list[tuple[int, 
         first = owners[start] if start < len(owners) else len(word)
         out.append((id_, first, owners[end - 1] + 1 if end > start else first))
     return out
+
+
+def batch_merger(byte_level: bool, merge_kernel: Any, merger: Callable[[], Any]) -> Any:
+    """The compiled `Merger` that `polytok._kernels.batch` runs for this model, or None.
+
+    Args:
+        byte_level: the model merges each word's UTF-8 bytes (tiktoken's rule).
+        merge_kernel: the model's `bpe_merge` kernel, chosen only where the compiled byte loop
+            covers the model (no dropout, affixes, unk token, byte fallback or blocked
+            characters; every byte an entry, no id shared), else None.
+        merger: builds (or gives) the model's `Merger`.
+
+    The batch kernel merges a word exactly as the model's compiled loop does, with the
+    ``ignore_merges`` whole-word lookup, from the Merger's tables; it keeps its own word cache
+    per call and leaves a word holding a lone surrogate to the pure path. Other BPE models
+    (HF's spelling of words in the vocabulary's alphabet) have no batch form.
+    """
+    if not byte_level or merge_kernel is None:
+        return None
+    return merger()

@@ -129,7 +129,7 @@ from ..errors import EncodeError, FormatError, not_utf8
 from ..gc_pause import gc_paused
 from ..kernels import kernel
 from ..text.byte_alphabet import BYTES_TO_CHARS
-from ._bpe_bytes import byte_form, char_spans
+from ._bpe_bytes import batch_merger, byte_form, char_spans
 from ._bpe_cut import cut_mark
 from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, merge_tree, write_blocked, write_blocked_spans
@@ -400,6 +400,9 @@ class BPE(VocabLookup):
 
     def caches(self) -> list[BoundedCache[Any]]:
         return [self._cache]
+
+    def batch_kernel(self) -> Any:
+        return batch_merger(self._byte_level, self._kernel, self._compiled)
 
     # -- internals ----------------------------------------------------------
 
