@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
-__all__ = ["PurePythonWarning", "kernel", "pure_path", "status", "forced_pure"]
+__all__ = ["PurePythonWarning", "kernel", "compiled_module", "pure_path", "status", "forced_pure"]
 
 
 class PurePythonWarning(RuntimeWarning):
@@ -77,6 +77,15 @@ def kernel(name: str) -> Any:
     """The compiled module ``polytok._kernels.<name>``, or None on the pure-Python path."""
     if forced_pure():
         return None
+    return _import(name)
+
+
+def compiled_module(name: str) -> Any:
+    """The compiled module ``polytok._kernels.<name>`` (None: not built), whatever the path now.
+
+    For a stage that needs its kernel only when it first runs, not when it is built: it keeps
+    ``not forced_pure()`` from its build and imports the kernel on first use, so a stage built
+    inside `pure_path()` stays pure wherever it runs."""
     return _import(name)
 
 

@@ -87,14 +87,22 @@ class TokenTrie:
 
     A candidate-position regex (the set of first characters) skips text that
     cannot start a match, so text without markers costs one regex scan.
+
+    The matcher (the trie, that regex, the compiled table) is built on the first search:
+    most loads never search (a SentencePiece model's CONTROL pieces are read as text by
+    default). Whether it is compiled is decided when the trie is made (`kernels.forced_pure`).
     """
 
-    __slots__ = ("_root", "_first", "_entries", "_compiled")
+    __slots__ = ("_entries", "_root", "_first", "_table", "_compiled_path", "_built")
 
     def __init__(self, entries: dict[str, int]) -> None:
         self._entries = dict(entries)
+        self._compiled_path = not kernels.forced_pure()
+        self._built = False
+
+    def _build(self) -> None:
         root: dict[Any, Any] = {}
-        for text, value in entries.items():
+        for text, value in self._entries.items():
             node = root
             for c in text:
                 node = node.setdefault(c, {})
@@ -102,10 +110,19 @@ class TokenTrie:
         self._root = root
         firsts = sorted(k for k in root if k is not None)
         self._first = regex.compile("[" + "".join(regex.escape(c) for c in firsts) + "]") if firsts else None
-        self._compiled = _compiled(lambda module: module.Trie(self._entries))
+        module = kernels.compiled_module("special_scan") if self._compiled_path else None
+        self._table = _compiled_table(module, lambda module: module.Trie(self._entries))
+        self._built = True  # last: a thread that sees it sees the rest
+
+    @property
+    def _compiled(self) -> Any:
+        """The compiled table (``special_scan.Trie``), or None: the pure loop."""
+        if not self._built:
+            self._build()
+        return self._table
 
     def __getstate__(self) -> tuple[dict[str, int]]:
-        """Pickled as its entries (the compiled table is rebuilt)."""
+        """Pickled as its entries (the matcher is rebuilt)."""
         return (self._entries,)
 
     def __setstate__(self, state: tuple[dict[str, int]]) -> None:
@@ -113,8 +130,9 @@ class TokenTrie:
 
     def find_all(self, text: str) -> list[tuple[int, int, int]]:
         """Non-overlapping leftmost-longest matches ``(start, end, value)``."""
-        if self._compiled is not None:
-            return self._compiled.find_all(text)  # type: ignore[no-any-return]
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled.find_all(text)  # type: ignore[no-any-return]
         if self._first is None:
             return []
         out: list[tuple[int, int, int]] = []
@@ -141,9 +159,9 @@ class TokenTrie:
             pos = best[0]
 
 
-def _compiled(build: Callable[[Any], Any]) -> Any:
-    """``build(special_scan module)``, or None on the pure-Python path (or for a table it cannot hold)."""
-    module = kernels.kernel("special_scan")
+def _compiled_table(module: Any, build: Callable[[Any], Any]) -> Any:
+    """``build(module)`` (the ``special_scan`` kernel), or None on the pure-Python path (`module`
+    None) or for a table it cannot hold."""
     if module is None:
         return None
     try:
@@ -343,7 +361,7 @@ class LongestFirstPartition:
 
     def __init__(self, entries: list[PartitionEntry]) -> None:
         self._entries = sorted((e for e in entries if e.text), key=lambda e: -len(e.text.encode("utf-8")))
-        self._compiled = _compiled(lambda module: module.Partition(
+        self._compiled = _compiled_table(kernels.kernel("special_scan"), lambda module: module.Partition(
             [(e.text, e.id, e.always, e.lstrip, e.rstrip) for e in self._entries]))
 
     def __getstate__(self) -> tuple[list[PartitionEntry]]:

@@ -59,7 +59,7 @@ import regex
 
 from .._config import as_object, join, required
 from ..errors import EncodeError, FormatError, not_utf8
-from ..kernels import kernel
+from ..kernels import compiled_module, forced_pure
 from ..normalized import NormalizedString
 from ._sentencepiece_normalize import (
     LongestMatch,
@@ -295,27 +295,39 @@ class Precompiled(NormalizerBase):
         self._build_kernel()
 
     def _build_kernel(self) -> None:
+        """Decide the path now (`kernels.forced_pure`); the compiled `normalize` is made the first
+        time it is asked for (`_kernel`), not at load."""
+        self.__dict__.pop("_kernel", None)
+        self._compiled_path = not forced_pure()
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached while `_kernel` is unset: made once, then an ordinary attribute
+        if name != "_kernel":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._kernel = made = self._make_kernel()
+        return made
+
+    def _make_kernel(self) -> Any:
         """The compiled `normalize` (``_kernels.charsmap``), or None: the pure path, for llama.cpp's
         rules and whenever the kernel is not built."""
-        self._kernel: Any = None
-        module = kernel("charsmap")
+        module = compiled_module("charsmap") if self._compiled_path else None
         if module is None or (self._longest is not None and not self._sentencepiece):
-            return
+            return None
         symbols: list[bytes] = []
         if self._longest is not None:
             found = self._longest.whole_symbols()
             if found is None:
-                return  # llama.cpp's prefix walk: pure
+                return None  # llama.cpp's prefix walk: pure
             symbols = sorted(found)
             try:
                 for symbol in symbols:
                     symbol.decode("utf-8")
             except UnicodeDecodeError:
-                return  # a piece with escaped bytes: the pure path decides
-        self._kernel = module.Charsmap(self.charsmap.blob if self.charsmap is not None else None, symbols)
+                return None  # a piece with escaped bytes: the pure path decides
+        return module.Charsmap(self.charsmap.blob if self.charsmap is not None else None, symbols)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the compiled kernel (`_build_kernel` makes it again)."""
+        """Pickled without the compiled kernel (`_build_kernel` decides again)."""
         state = self.__dict__.copy()
         state.pop("_kernel", None)
         return state
