@@ -140,6 +140,40 @@ def test_joins_space_counts_usable_pieces_only():
     assert not module.read(model(base + [piece("▁▁▁x", -1.0)])).joins_space
 
 
+# Each piece's bytes are read in one pass, eight ASCII bytes at a time while they last; the usual
+# layout of a piece message is read without the general walk (a two-byte length, fields in
+# another order, a type written in two bytes take it).
+SCANNED = [("abcdefgh\0", False), ("\0abcdefgh", False), ("abcdefg\0ijklmnop", False), ("abcdefgh", True),
+           ("abcdefghijklmno\u2581", True), ("abcdefgh\u2581\u2581ij", True), ("\u2581abcdefghij", True),
+           ("abcdefgh\u00e9\u2581", True), ("x" * 200 + "\0", False), ("x" * 200 + "\u2581", True)]
+
+
+@pytest.mark.parametrize("text,usual", SCANNED)
+def test_each_piece_is_scanned_for_nul_and_joined_spaces_past_its_first_words(text, usual):
+    module = compiled("spm_model")
+    expected_joins = "\u2581" in text.lstrip("\u2581") and not text.startswith("\u2581")
+    vocab = module.read(model([piece("<unk>", 0.0, UNKNOWN), piece(text, -1.0)]))
+    assert vocab.usual == usual and vocab.joins_space == expected_joins
+    assert list(vocab) == ["<unk>", text] and vocab.find(text) == 1
+
+
+@pytest.mark.parametrize("message,readable", [
+    (field(2, -1.0) + field(1, b"abc"), True), (field(1, b"abc") + field(3, 1) + field(2, -1.0), True),
+    (field(1, b"abc") + field(2, -1.0) + bytes([0x18, 0x84, 0x00]), True),
+    (field(1, b"abc\xff\xfeabcdefgh") + field(2, -1.0), False), (field(1, b"abcdefgh\xc0\xaf") + field(2, -1.0), False),
+    (field(1, b"\x80bcdefghij") + field(2, -1.0), False), (field(1, b"abcdefg\x80ij") + field(2, -1.0), False)])
+def test_pieces_outside_the_usual_layout_are_read_by_the_general_walk(message, readable, tmp_path):
+    data = model([piece("<unk>", 0.0, UNKNOWN)]) + field(1, message)
+    vocab = compiled("spm_model").read(data)
+    if readable:
+        expected = read_model_proto(data, "x")
+        assert list(vocab) == expected.pieces and vocab.scores() == expected.scores
+        assert list(vocab.types) == expected.types
+    else:
+        assert vocab is None
+    _same_outcome(data, tmp_path)
+
+
 UNUSUAL = {
     "empty piece": model([piece("<unk>", 0.0, UNKNOWN), piece("", -1.0)]),
     "duplicate": model([piece("<unk>", 0.0, UNKNOWN), piece("a", -1.0), piece("a", -2.0)]),

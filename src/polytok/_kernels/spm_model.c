@@ -16,6 +16,11 @@
  * would fail or needs the pure reader's care (an empty, long, duplicated or NUL-holding piece, a
  * score that is not finite): the caller then runs the pure path too.
  *
+ * One pass over the file reads each piece (the usual layout of its message without the general
+ * walk), checks its bytes (strict UTF-8, NUL, a "\u2581" after another character: `scan_piece`,
+ * eight ASCII bytes at a time) and indexes it, while its bytes are in cache; a first pass only
+ * counts the pieces.
+ *
  * records: n packed `Record`s (16 bytes each, native order), the layout spm_merge.c and
  * unigram.c read back (SPM_RECORD in those files).
  */
@@ -91,15 +96,36 @@ length_field(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, Py_ssize_t
     return 0;
 }
 
+/* The facts of one piece's bytes, found in one pass (`scan_piece`). */
+typedef struct {
+    int nul;   /* it holds a NUL byte */
+    int joins; /* a "\u2581" (E2 96 81) right after a character that is not itself "\u2581" */
+} PieceFacts;
+
+#define HIGH_BITS 0x8080808080808080ULL
+#define LOW_BITS 0x0101010101010101ULL
+
 /* Whether p[0:len] is strict UTF-8 (what Python's decode("utf-8") accepts: no overlong form,
- * no surrogate, nothing above U+10FFFF). */
+ * no surrogate, nothing above U+10FFFF), with its facts. Eight ASCII bytes at a time while
+ * they last. */
 static int
-strict_utf8(const unsigned char *p, Py_ssize_t len)
+scan_piece(const unsigned char *p, Py_ssize_t len, PieceFacts *facts)
 {
     Py_ssize_t i = 0;
+    facts->nul = 0;
+    facts->joins = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w & HIGH_BITS)
+            break;
+        if ((w - LOW_BITS) & ~w & HIGH_BITS) /* a zero byte (exact for ASCII words) */
+            facts->nul = 1;
+    }
     while (i < len) {
         unsigned char c = p[i];
         if (c < 0x80) {
+            facts->nul |= c == 0;
             i++;
             continue;
         }
@@ -133,20 +159,41 @@ strict_utf8(const unsigned char *p, Py_ssize_t len)
         }
         if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
             return 0;
+        /* the character before a "\u2581" at i > 0 is itself "\u2581" exactly when the three
+         * bytes before i are E2 96 81 (E2 is a lead byte) */
+        if (cp == 0x2581 && i > 0 && !(i >= 3 && p[i - 3] == 0xE2 && p[i - 2] == 0x96 && p[i - 1] == 0x81))
+            facts->joins = 1;
         i += more + 1;
     }
     return 1;
 }
 
-/* One SentencePiece message in [pos, stop): 1 read, 0 unusual (the pure reader decides). */
+/* One SentencePiece message in [pos, stop): 1 read, 0 unusual (the pure reader decides). The
+ * usual layout (piece, score, maybe type, each once and in that order, with one-byte lengths)
+ * is read without the general walk. */
 static int
-read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r)
+read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r, PieceFacts *facts)
 {
-    int seen = 0;
     r->start = 0;
     r->len = 0;
     r->score = 0.0f;
     r->type = NORMAL;
+    if (stop - pos >= 7 && p[pos] == 0x0A && p[pos + 1] < 0x80) {
+        Py_ssize_t a = pos + 2, b = a + p[pos + 1];
+        if (b + 5 <= stop && p[b] == 0x15 && (b + 5 == stop || (b + 7 == stop && p[b + 5] == 0x18
+                                                                && p[b + 6] >= 1 && p[b + 6] <= 6))) {
+            if (!scan_piece(p + a, b - a, facts))
+                return 0;
+            r->start = (uint32_t)a;
+            r->len = (uint32_t)(b - a);
+            memcpy(&r->score, p + b + 1, 4); /* little-endian hosts only: see read() */
+            if (b + 7 == stop)
+                r->type = p[b + 6];
+            return 1;
+        }
+    }
+    int seen = 0;
+    facts->nul = facts->joins = 0;
     while (pos < stop) {
         uint64_t tag;
         if (varint(p, &pos, stop, &tag) < 0)
@@ -157,7 +204,7 @@ read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r)
         seen |= 1 << number;
         if (number == 1) {
             Py_ssize_t a, b;
-            if (wire != 2 || length_field(p, &pos, stop, &a, &b) < 0 || !strict_utf8(p + a, b - a))
+            if (wire != 2 || length_field(p, &pos, stop, &a, &b) < 0 || !scan_piece(p + a, b - a, facts))
                 return 0;
             r->start = (uint32_t)a;
             r->len = (uint32_t)(b - a);
@@ -196,13 +243,22 @@ skip_field(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, uint64_t wir
 
 /* ---- the index --------------------------------------------------------------------- */
 
+/* Eight bytes at a time, the tail packed into one word; mix64 spreads it. */
 static inline uint64_t
 hash_bytes(const unsigned char *s, Py_ssize_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (Py_ssize_t i = 0; i < len; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    for (; len >= 8; s += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+    }
+    if (len > 0) {
+        uint64_t w = 0;
+        for (Py_ssize_t i = 0; i < len; i++)
+            w |= (uint64_t)s[i] << (8 * i);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
     }
     return mix64(h);
 }
@@ -228,9 +284,9 @@ find(const Vocab *v, const unsigned char *s, Py_ssize_t len)
     }
 }
 
-/* Indexes every piece; clears v->usual at a duplicate. */
+/* An empty index with room for every piece. */
 static int
-build_index(Vocab *v)
+init_index(Vocab *v)
 {
     size_t nslots = 8;
     while (nslots < (size_t)v->n * 2)
@@ -242,51 +298,41 @@ build_index(Vocab *v)
     }
     memset(v->slots, 0xFF, nslots * sizeof(int32_t));
     v->mask = nslots - 1;
-    const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
-    for (Py_ssize_t id = 0; id < v->n; id++) {
-        const Record *r = record(v, id);
-        size_t slot = (size_t)hash_bytes(base + r->start, r->len) & v->mask;
-        for (;; slot = (slot + 1) & v->mask) {
-            int32_t other = v->slots[slot];
-            if (other < 0) {
-                v->slots[slot] = (int32_t)id;
-                break;
-            }
-            const Record *o = record(v, other);
-            if (o->len == r->len && memcmp(base + o->start, base + r->start, r->len) == 0) {
-                v->usual = 0; /* the pure reader's duplicate rules decide */
-                break;
-            }
-        }
-    }
     return 0;
 }
 
-/* The per-piece checks and facts (see the module notes). */
+/* Indexes piece `id`; clears v->usual if its text is already there. */
 static void
-check_pieces(Vocab *v)
+index_piece(Vocab *v, Py_ssize_t id, const Record *r)
 {
     const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
-    unsigned char *types = (unsigned char *)PyBytes_AS_STRING(v->types);
-    v->min_normal = NAN;
-    for (Py_ssize_t id = 0; id < v->n; id++) {
-        const Record *r = record(v, id);
-        const unsigned char *s = base + r->start;
-        types[id] = (unsigned char)r->type;
-        if (r->len == 0 || r->len >= LONG_PIECE || memchr(s, 0, r->len) != NULL || !isfinite(r->score))
-            v->usual = 0;
-        if (r->type == NORMAL && !(r->score >= v->min_normal))
-            v->min_normal = r->score;
-        if (r->type == CONTROL || r->type == UNKNOWN || r->type == BYTE)
-            continue;
-        /* "\u2581" is E2 96 81; the character before one at byte k > 0 is itself "\u2581" exactly
-         * when the three bytes before k are E2 96 81 (E2 is a lead byte). */
-        for (uint32_t k = 1; k + 3 <= r->len && !v->joins_space; k++) {
-            if (s[k] == 0xE2 && s[k + 1] == 0x96 && s[k + 2] == 0x81
-                && !(k >= 3 && s[k - 3] == 0xE2 && s[k - 2] == 0x96 && s[k - 1] == 0x81))
-                v->joins_space = 1;
+    size_t slot = (size_t)hash_bytes(base + r->start, r->len) & v->mask;
+    for (;; slot = (slot + 1) & v->mask) {
+        int32_t other = v->slots[slot];
+        if (other < 0) {
+            v->slots[slot] = (int32_t)id;
+            return;
+        }
+        const Record *o = record(v, other);
+        if (o->len == r->len && memcmp(base + o->start, base + r->start, r->len) == 0) {
+            v->usual = 0; /* the pure reader's duplicate rules decide */
+            return;
         }
     }
+}
+
+/* The per-piece checks and facts of piece `id` (see the module notes). */
+static void
+check_piece(Vocab *v, Py_ssize_t id, const Record *r, const PieceFacts *facts)
+{
+    unsigned char *types = (unsigned char *)PyBytes_AS_STRING(v->types);
+    types[id] = (unsigned char)r->type;
+    if (r->len == 0 || r->len >= LONG_PIECE || facts->nul || !isfinite(r->score))
+        v->usual = 0;
+    if (r->type == NORMAL && !(r->score >= v->min_normal))
+        v->min_normal = r->score;
+    if (facts->joins && r->type != CONTROL && r->type != UNKNOWN && r->type != BYTE)
+        v->joins_space = 1;
 }
 
 /* ---- read -------------------------------------------------------------------------- */
@@ -333,8 +379,11 @@ fill(Vocab *v, const unsigned char *p, Py_ssize_t end)
         if (length_field(p, &pos, end, &a, &b) < 0)
             Py_RETURN_NONE;
         if (number == 1) {
-            if (k >= v->n || !read_piece(p, a, b, &records[k]))
+            PieceFacts facts;
+            if (k >= v->n || !read_piece(p, a, b, &records[k], &facts))
                 Py_RETURN_NONE;
+            check_piece(v, k, &records[k], &facts);
+            index_piece(v, k, &records[k]);
             k++;
             continue;
         }
@@ -387,17 +436,16 @@ spm_read(PyObject *module, PyObject *data)
         Py_DECREF(v);
         return NULL;
     }
+    if (init_index(v) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
     PyObject *done = fill(v, p, end);
     if (done != (PyObject *)v) {
         Py_DECREF(v);
         return done;
     }
     Py_DECREF(done);
-    check_pieces(v);
-    if (build_index(v) < 0) {
-        Py_DECREF(v);
-        return NULL;
-    }
     const unsigned char *types = (const unsigned char *)PyBytes_AS_STRING(v->types);
     for (Py_ssize_t id = 0; id < n; id++) {
         if (types[id] == NORMAL)
