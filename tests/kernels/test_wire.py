@@ -447,3 +447,69 @@ def test_space_run_check_long_runs() -> None:
         proto = ModelProto("x.model")
         proto.pieces, proto.types = pieces, [sp.NORMAL] * len(pieces)
         assert _joins_space_to_text(proto, _odd_ids(proto.types)) is want
+
+
+# -- tokenizer.json's Unigram scores as serde_json reads them ------------------------------
+
+
+def _serde_alike(wire: Any, values: list[Any]) -> None:
+    from polytok.models.unigram import serde_f64
+
+    got = wire.serde_f64s(values)
+    assert got is not None
+    assert _floats(got) == _floats([serde_f64(v) for v in values])
+
+
+def _unigram_scores() -> list[tuple[str, list[Any]]]:
+    import json
+
+    from fixtures import ALL_HF_JSON
+
+    found = []
+    for fixture in ALL_HF_JSON:
+        model = json.loads(fixture_path(fixture.name, fixture.files[0]).read_text(encoding="utf-8")).get("model")
+        if isinstance(model, dict) and model.get("type") == "Unigram":
+            found.append((fixture.name, [score for _, score in model["vocab"]]))
+    return found
+
+
+def test_serde_scores_of_every_fixture(wire: Any) -> None:
+    scores = _unigram_scores()
+    assert {name for name, _ in scores} >= {"albert-base-v2-tf5"}
+    for _, values in scores:
+        _serde_alike(wire, values)
+        _serde_alike(wire, [-v for v in values])
+
+
+def test_serde_edges(wire: Any) -> None:
+    values: list[Any] = [0.0, -0.0, 5e-324, 2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308,
+                         1e-5, 9.999999999999999e-06, 1e-4, 1e15, 1e16, 1e17, 2.0**52, 2.0**52 - 0.5, 2.0**53,
+                         8023570816025716.0, 9999999999999998.0, 0.1, 0.5, 123.0, 3, -7, 0, 10**300, -(2**80)]
+    for k in range(-1074, 1024):
+        p = 2.0**k
+        values += [p, math.nextafter(p, 0.0), math.nextafter(p, math.inf)]
+    for k in range(-323, 309):
+        t = float(f"1e{k}")
+        values += [t, math.nextafter(t, 0.0), math.nextafter(t, math.inf)]
+    _serde_alike(wire, values + [-v for v in values])
+
+
+def test_serde_random_bits(wire: Any) -> None:
+    rng = random.Random(11)
+    values = [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(200_000)]
+    values += [float(f"{rng.uniform(-40, 0):.{rng.randint(1, 17)}g}") for _ in range(100_000)]
+    values += [struct.unpack("<f", struct.pack("<f", -rng.expovariate(0.1)))[0] for _ in range(100_000)]
+    _serde_alike(wire, [v for v in values if math.isfinite(v)])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**70), 2**70)
+                | st.floats(min_value=1e-6, max_value=2.0**53, allow_subnormal=False), max_size=20))
+def test_serde_random_numbers(values: list[Any]) -> None:
+    _serde_alike(compiled("wire"), values)
+
+
+def test_serde_hands_back_what_it_does_not_read(wire: Any) -> None:
+    for values in ([1.0, math.inf], [math.nan], [10**400], [True], [1.0, "x"], (1.0,)):
+        assert wire.serde_f64s(values) is None
+    assert wire.serde_f64s([]) == []

@@ -1,10 +1,11 @@
 /* The long loops of the file readers: SentencePiece's repeated ``pieces``, GGUF's
  * string arrays and merge lines, and tokenizer.json's BPE merges with their ids, read in
- * one call into plain Python lists.
+ * one call into plain Python lists, and the Unigram scores of tokenizer.json as serde_json reads them.
  *
  * The compiled half of polytok.formats.sentencepiece (read_model_proto),
- * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_merge_pairs, _merge_list) and
- * polytok.models._bpe_merges (read_merges, merge_ids), which define the semantics. These functions never raise a FormatError: on anything
+ * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_merge_pairs, _merge_list),
+ * polytok.models._bpe_merges (read_merges, merge_ids) and polytok.models.unigram (serde_f64), which
+ * define the semantics. These functions never raise a FormatError: on anything
  * they do not read exactly as the pure reader does (a broken length, invalid UTF-8, an
  * unusual field), they stop or answer None, and the pure reader takes over from there,
  * so a broken file gets the pure reader's error, with its key and offset.
@@ -21,6 +22,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -658,6 +660,231 @@ fail:
     return NULL;
 }
 
+/* 10^k as the correctly rounded f64, for k in 0..308 (filled at import). */
+static double pow10_table[309];
+
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 u128;
+
+/* The shortest decimal digits of the positive double `value`, as Python's repr finds them
+ * (David Gay's dtoa, mode 0: the fewest significant digits that read back as `value`, and
+ * among those the nearest, ties to even), for the doubles where exact 128-bit integer
+ * arithmetic suffices: normal, below 2^52, with the last digit at most 21 places after the
+ * point (every double from about 1e-5 up). 1 with *digits and *places (value ~ digits /
+ * 10^places, places < 0 for a power of ten above the units), or 0 (dtoa is asked instead).
+ *
+ * With value = m / 2^s, the doubles that read back as it are those within half an ulp either
+ * side (a quarter below a power of two), the bounds themselves when m is even. In units of
+ * 2^-(s+2) these bounds are the integers lo and hi; a decimal d / 10^j reads back when
+ * lo * 10^j <= d * 2^(s+2) <= hi * 10^j. */
+/* 10^k as a 128-bit integer, for k in 0..38 (filled at import). */
+static u128 pow10_wide[39];
+
+/* The decimals with `j` places that read back (see shortest_digits): 1 with the first and last
+ * in *a and *b and the nearest to the value in *c (ties to even), or 0 if there is none. */
+static int decimals_at(int j, int shift, u128 lo, u128 center, u128 hi, int inclusive, u128 *a, u128 *b,
+                       u128 *c) {
+    u128 low, high, mid, first, last, near, rest, half;
+    if (j >= 0) {
+        u128 mask = ((u128)1 << shift) - 1;
+        low = lo * pow10_wide[j];
+        high = hi * pow10_wide[j];
+        mid = center * pow10_wide[j];
+        first = (low >> shift) + ((low & mask) != 0 || !inclusive);
+        last = (high >> shift) - ((high & mask) == 0 && !inclusive);
+        near = mid >> shift;
+        rest = mid & mask;
+        half = (u128)1 << (shift - 1);
+    } else {
+        u128 den = pow10_wide[-j] << shift;
+        first = lo / den + (lo % den != 0 || !inclusive);
+        last = hi / den - (hi % den == 0 && !inclusive);
+        near = center / den;
+        rest = center % den;
+        half = den / 2; /* den is even */
+    }
+    if (first > last || last == 0) return 0;
+    if (rest > half || (rest == half && (near & 1))) near++;
+    *a = first;
+    *b = last;
+    *c = near;
+    return 1;
+}
+
+/* Whether 10^e <= m / 2^s, exactly, for -5 <= e <= 15 and 1 <= s <= 118. */
+static int pow10_at_most(int e, uint64_t m, int s) {
+    if (e < 0) return (u128)m * pow10_wide[-e] >= (u128)1 << s;
+    if (s > 70) return 0; /* m / 2^s < 2^-17 */
+    return (u128)m >= pow10_wide[e] << s;
+}
+
+static int shortest_digits(double value, uint64_t *digits, int *places) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    int biased = (int)((bits >> 52) & 0x7FF);
+    uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+    if (biased == 0 || (bits >> 63) != 0) return 0;
+    int s = 1075 - biased; /* value = m / 2^s */
+    if (s < 1 || s + 2 > 120) return 0;
+    int shift = s + 2;
+    u128 center = (u128)m << 2;
+    u128 lo = center - (m == (UINT64_C(1) << 52) && biased > 1 ? 1 : 2), hi = center + 2;
+    int inclusive = (m & 1) == 0;
+    /* value < 10^(exponent10 + 1): one digit there is the coarsest precision worth trying, and
+     * 17 significant digits always read back; more places mean more digits, so the fewest
+     * places that have a decimal are found by bisection */
+    if (!pow10_at_most(-5, m, s)) return 0;
+    int exponent10 = -5;
+    while (exponent10 < 15 && pow10_at_most(exponent10 + 1, m, s)) exponent10++;
+    int coarse = -exponent10 - 1, fine = 16 - exponent10;
+    if (fine > 21 || coarse < -38) return 0;
+    u128 a, b, c;
+    if (!decimals_at(fine, shift, lo, center, hi, inclusive, &a, &b, &c)) return 0;
+    while (coarse < fine) {
+        int j = coarse + (fine - coarse) / 2;
+        if (decimals_at(j, shift, lo, center, hi, inclusive, &a, &b, &c)) fine = j;
+        else coarse = j + 1;
+    }
+    decimals_at(fine, shift, lo, center, hi, inclusive, &a, &b, &c);
+    u128 d = c < a ? a : c > b ? b : c;
+    int at = fine;
+    while (d % 10 == 0) {
+        d /= 10;
+        at--;
+    }
+    if (d > UINT64_MAX) return 0;
+    *digits = (uint64_t)d;
+    *places = at;
+    return 1;
+}
+#endif
+
+/* significand as f64, multiplied or divided by 10^|power| (power <= 308), dividing by 1e308
+ * first while |power| is past the table: serde_json's two roundings. */
+static double serde_scale(uint64_t significand, long power, int negative) {
+    double result = (double)significand;
+    for (;;) {
+        if (power > -309 && power < 309) {
+            result = power >= 0 ? result * pow10_table[power] : result / pow10_table[-power];
+            break;
+        }
+        if (result == 0.0) break;
+        result /= 1e308;
+        power += 308;
+    }
+    return negative ? -result : result;
+}
+
+/* The f64 serde_json reads from the repr of `value` (a finite double: Python's repr, shortest
+ * digits with ".0" after a whole number, which serde_json reads as one more digit), as
+ * polytok.models.unigram.serde_f64: the repr's digits as one integer, converted to f64, then
+ * multiplied or divided by 10^|power|, dividing by 1e308 first while |power| is past the
+ * table. 1 with *out set, or 0 for a repr this does not read (then the pure function runs). */
+static int serde_double(double value, double *out) {
+    if (value == 0.0) { /* "0.0" or "-0.0" */
+        *out = value;
+        return 1;
+    }
+#ifdef __SIZEOF_INT128__
+    uint64_t shortest;
+    int places;
+    if (shortest_digits(fabs(value), &shortest, &places)) {
+        /* repr's text of digits * 10^-places: where the point falls (decpt) decides between
+         * "d.ddde-XX", "0.000ddd", "ddd.ddd" and "ddd000.0", whose one extra "0" is a digit too */
+        int count = 1;
+        for (uint64_t rest = shortest; rest >= 10; rest /= 10) count++;
+        int decpt = count - places;
+        uint64_t significand = shortest;
+        long power = -(long)places;
+        if (decpt > -4 && decpt <= 16 && places <= 0) {
+            for (int k = 0; k < 1 - places; k++) significand *= 10;
+            power = -1;
+        }
+        *out = serde_scale(significand, power, value < 0);
+        return 1;
+    }
+#endif
+    char *text = PyOS_double_to_string(value, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (text == NULL) return -1;
+    const char *p = text;
+    int negative = 0, digits = 0, ok = 1;
+    if (*p == '-') {
+        negative = 1;
+        p++;
+    }
+    uint64_t significand = 0;
+    long power = 0;
+    const char *start = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        significand = significand * 10 + (uint64_t)(*p - '0');
+        if (significand != 0) digits++; /* leading zeros do not count */
+    }
+    int any_digit = p > start;
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, power--) {
+            significand = significand * 10 + (uint64_t)(*p - '0');
+            if (significand != 0) digits++;
+        }
+    }
+    if (*p == 'e') {
+        p++;
+        int exp_negative = *p == '-';
+        if (*p == '-' || *p == '+') p++;
+        long exponent = 0;
+        if (!(*p >= '0' && *p <= '9')) ok = 0;
+        for (; *p >= '0' && *p <= '9' && exponent < 100000; p++) exponent = exponent * 10 + (*p - '0');
+        power += exp_negative ? -exponent : exponent;
+    }
+    /* a shortest repr has at most 17 digits; anything else (inf, nan) is not read here */
+    if (*p != '\0' || !any_digit || digits > 19) ok = 0;
+    PyMem_Free(text);
+    if (!ok) return 0;
+    if (power > 308) return 0; /* not reached: a finite double's repr exponent is at most 308 */
+    *out = serde_scale(significand, power, negative);
+    return 1;
+}
+
+
+/* serde_f64s(scores) -> list of float, or None
+ *
+ * polytok.models.unigram.serde_f64 of each item of `scores`, a list of exact ints and finite
+ * floats; None (the pure function then reads each) for any other item or an int past an f64. */
+static PyObject *serde_f64s(PyObject *self, PyObject *scores) {
+    if (!PyList_CheckExact(scores)) Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(scores);
+    PyObject *result = PyList_New(n);
+    if (result == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* nothing here runs Python code, so the list keeps its size */
+        PyObject *item = PyList_GET_ITEM(scores, i);
+        double value;
+        if (PyFloat_CheckExact(item)) {
+            int state = serde_double(PyFloat_AS_DOUBLE(item), &value);
+            if (state < 0) goto fail;
+            if (state == 0) goto give_up;
+        } else if (PyLong_CheckExact(item)) {
+            value = PyLong_AsDouble(item);
+            if (value == -1.0 && PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
+                PyErr_Clear();
+                goto give_up;
+            }
+        } else {
+            goto give_up;
+        }
+        PyObject *number = PyFloat_FromDouble(value);
+        if (number == NULL) goto fail;
+        PyList_SET_ITEM(result, i, number);
+    }
+    return result;
+give_up:
+    Py_DECREF(result);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(result);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"read_pieces", read_pieces, METH_VARARGS,
      "read_pieces(data, pos, end, pieces, scores, types) -> position after the ModelProto pieces read"},
@@ -671,9 +898,22 @@ static PyMethodDef methods[] = {
     {"json_merges", json_merges, METH_O, "json_merges(raw) -> (lefts, rights) of a tokenizer.json merges list, or None"},
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing), or None"},
+    {"serde_f64s", serde_f64s, METH_O, "serde_f64s(scores) -> the f64 serde_json reads for each score, or None"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "wire", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit_wire(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_wire(void) {
+    char text[8];
+    for (int k = 0; k < 309; k++) {
+        PyOS_snprintf(text, sizeof text, "1e%d", k);
+        pow10_table[k] = PyOS_string_to_double(text, NULL, NULL);
+        if (pow10_table[k] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+#ifdef __SIZEOF_INT128__
+    pow10_wide[0] = 1;
+    for (int k = 1; k < 39; k++) pow10_wide[k] = pow10_wide[k - 1] * 10;
+#endif
+    return PyModule_Create(&module);
+}

@@ -130,14 +130,25 @@ class Unigram(DeferredTables, PieceListLookup):
                  byte_fallback: bool = False, *, matchable: Sequence[bool] | None = None,
                  zero_score: Sequence[bool] | None = None, unk_score: float | None = None,
                  unknown_runs: Literal["fuse", "collapse"] = "fuse", float32: bool = False) -> None:
-        if unk_id is not None:
-            if not vocab:
-                raise FormatError("The vocabulary is empty but at least <unk> is needed", key="vocab")
-            if not 0 <= unk_id < len(vocab):
-                raise FormatError("The `unk_id` is larger than vocabulary size", key="unk_id")
+        _check_unk_id(unk_id, len(vocab))
         if unknown_runs not in ("fuse", "collapse"):
             raise FormatError(f"unknown_runs must be 'fuse' or 'collapse', not {unknown_runs!r}", key="unknown_runs")
         self._build_tables(vocab, matchable, zero_score)
+        self._setup(unk_id, byte_fallback, unk_score, unknown_runs, float32)
+
+    @classmethod
+    def _from_columns(cls, pieces: list[str], scores: list[float], unk_id: int | None,
+                      byte_fallback: bool) -> Unigram:
+        """``Unigram(list(zip(pieces, scores)), unk_id, byte_fallback)`` without the pairs (`scores` are floats)."""
+        _check_unk_id(unk_id, len(pieces))
+        self = cls.__new__(cls)
+        self._set_columns(pieces, scores, None, None)
+        self._setup(unk_id, byte_fallback, None, "fuse", False)
+        return self
+
+    def _setup(self, unk_id: int | None, byte_fallback: bool, unk_score: float | None,
+               unknown_runs: Literal["fuse", "collapse"], float32: bool) -> None:
+        """Everything after the per-piece lookups (see the class's Args)."""
         self._unk_id = unk_id
         self._unk_score = (min(self._scores) if self._scores else inf) - _UNK_PENALTY
         if unk_score is not None:
@@ -152,9 +163,13 @@ class Unigram(DeferredTables, PieceListLookup):
     def _build_tables(self, vocab: Sequence[tuple[str, float]], matchable: Sequence[bool] | None,
                       zero_score: Sequence[bool] | None) -> None:
         """The per-piece lookups (see the class's Args)."""
-        self._pieces = list(map(_first, vocab))
-        self._scores = [float(score) for score in map(_second, vocab)]
-        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
+        self._set_columns(list(map(_first, vocab)), list(map(float, map(_second, vocab))), matchable, zero_score)
+
+    def _set_columns(self, pieces: list[str], scores: list[float], matchable: Sequence[bool] | None,
+                     zero_score: Sequence[bool] | None) -> None:
+        self._pieces = pieces
+        self._scores = scores
+        self._ids = dict(zip(pieces, range(len(pieces))))
         self._match_ids = self._ids
         if matchable is not None:
             self._match_ids = {piece: i for i, piece in enumerate(self._pieces) if matchable[i]}
@@ -234,13 +249,13 @@ class Unigram(DeferredTables, PieceListLookup):
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
-        vocab = _read_vocab(required(d, "vocab", list, path), join(path, "vocab"))
+        pieces, scores = _read_vocab(required(d, "vocab", list, path), join(path, "vocab"))
         unk_id = optional(d, "unk_id", int, path)
         if unk_id is not None and unk_id < 0:
             raise FormatError(f"expected an unsigned integer, found {unk_id}", key=join(path, "unk_id"))
         byte_fallback = required(d, "byte_fallback", bool, path) if "byte_fallback" in d else False
         try:
-            return cls(vocab, unk_id, byte_fallback)
+            return cls._from_columns(pieces, scores, unk_id, byte_fallback)
         except FormatError as error:
             raise FormatError(error.reason, key=join(path, error.key or "")) from None
 
@@ -379,8 +394,16 @@ class Unigram(DeferredTables, PieceListLookup):
         return start_of, id_of
 
 
-def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
-    """``[[piece, score], ...]`` checked, with each score read as serde_json reads it."""
+def _check_unk_id(unk_id: int | None, size: int) -> None:
+    if unk_id is not None:
+        if not size:
+            raise FormatError("The vocabulary is empty but at least <unk> is needed", key="vocab")
+        if not 0 <= unk_id < size:
+            raise FormatError("The `unk_id` is larger than vocabulary size", key="unk_id")
+
+
+def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
+    """The pieces and scores of ``[[piece, score], ...]``, checked, with each score read as serde_json reads it."""
     if raw and not (set(map(type, raw)) == {list} and set(map(len, raw)) == {2}):
         index = next(i for i, entry in enumerate(raw) if type(entry) is not list or len(entry) != 2)
         raise FormatError(f"expected a [piece, score] pair, found {raw[index]!r:.60}", key=join(path, index))
@@ -395,7 +418,9 @@ def _read_vocab(raw: list[Any], path: str) -> list[tuple[str, float]]:
     if not _finite_sum(scores):  # HF's serde_json refuses NaN, Infinity and numbers beyond an f64
         index = next(i for i, score in enumerate(scores) if not _finite_sum([score]))
         raise FormatError(f"expected a finite number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
-    return list(zip(pieces, map(serde_f64, scores)))
+    wire = kernel("wire")
+    values = wire.serde_f64s(scores) if wire is not None else None
+    return pieces, list(map(serde_f64, scores)) if values is None else values
 
 
 def _finite_sum(scores: list[float | int]) -> bool:
