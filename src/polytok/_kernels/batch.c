@@ -60,6 +60,36 @@ static int grow(Grow *g, Py_ssize_t need, size_t size) {
     return 0;
 }
 
+/* -- the word cache ---------------------------------------------------------------------- */
+
+/* A word cache (per-word models): words of at most CACHED_CHARS code points and their ids, in
+ * an open-addressing table over two pools. Emptied when half full. The pipeline keeps one across
+ * calls; a call takes it (with the GIL held) when no other call holds it, else it fills one of
+ * its own, dropped at its end: a cache is only ever used by one thread at a time. */
+#define CACHED_CHARS 48
+#define CACHE_SLOTS_MIN ((Py_ssize_t)1 << 12)
+#define CACHE_SLOTS_MAX ((Py_ssize_t)1 << 17)
+
+typedef struct {
+    uint32_t hash;
+    int32_t n_cps; /* 0: empty slot */
+    int32_t cps_at, ids_at, n_ids;
+} CacheSlot;
+
+typedef struct WordCache {
+    CacheSlot *slots;
+    Py_ssize_t n_slots, used;
+    Grow cps;   /* Py_UCS4 */
+    Grow ids;   /* int32_t */
+    Py_ssize_t cps_used, ids_used;
+} WordCache;
+
+static void cache_free(WordCache *c) {
+    PyMem_RawFree(c->slots);
+    PyMem_RawFree(c->cps.data);
+    PyMem_RawFree(c->ids.data);
+}
+
 /* -- the object ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -80,6 +110,7 @@ typedef struct {
     const SplitAPI *split_api;
     PyObject **ints;      /* ints[id]: one shared int object per id met so far (NULL: not yet) */
     Py_ssize_t n_ints;
+    struct WordCache *kept; /* the word cache kept across calls (per-word models), NULL while a call holds it */
 } Pipeline;
 
 #define MAX_SHARED_ID (1 << 24) /* larger ids get an int object each */
@@ -87,6 +118,8 @@ typedef struct {
 static void Pipeline_dealloc(Pipeline *self) {
     for (Py_ssize_t i = 0; i < self->n_ints; i++) Py_XDECREF(self->ints[i]);
     PyMem_Free(self->ints);
+    if (self->kept) cache_free(self->kept);
+    PyMem_RawFree(self->kept);
     Py_XDECREF(self->normalizer);
     Py_XDECREF(self->model);
     PyMem_RawFree(self->space);
@@ -170,6 +203,13 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
         PyErr_NoMemory();
         return -1;
     }
+    if (!is_unigram && !self->kept) {
+        self->kept = PyMem_RawCalloc(1, sizeof(WordCache));
+        if (!self->kept) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
     memcpy(self->space, space, (size_t)space_len);
     self->space_len = space_len;
     self->prefix = prefix;
@@ -186,25 +226,6 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
 
 /* -- one text --------------------------------------------------------------------------------- */
 
-/* A word cache for one call (per-word models): words of at most CACHED_CHARS code points and
- * their ids, in an open-addressing table over two pools. Emptied when half full. */
-#define CACHED_CHARS 48
-#define CACHE_SLOTS_MIN ((Py_ssize_t)1 << 12)
-#define CACHE_SLOTS_MAX ((Py_ssize_t)1 << 17)
-
-typedef struct {
-    uint32_t hash;
-    int32_t n_cps; /* 0: empty slot */
-    int32_t cps_at, ids_at, n_ids;
-} CacheSlot;
-
-typedef struct {
-    CacheSlot *slots;
-    Py_ssize_t n_slots, used;
-    Grow cps;   /* Py_UCS4 */
-    Grow ids;   /* int32_t */
-    Py_ssize_t cps_used, ids_used;
-} WordCache;
 
 typedef struct {
     Grow utf8;  /* char: the text as UTF-8 */
@@ -213,7 +234,8 @@ typedef struct {
     Py_ssize_t n_ids;
     Py_ssize_t *ends;  /* the scanner's match ends (raw-allocated) */
     Py_ssize_t ends_capacity;
-    WordCache cache;
+    WordCache *cache; /* the pipeline's kept cache, or `own` */
+    WordCache own;
 } Scratch;
 
 static uint32_t word_hash(const Py_UCS4 *cps, Py_ssize_t n) {
@@ -268,9 +290,7 @@ static void scratch_free(Scratch *s) {
     PyMem_RawFree(s->cps.data);
     PyMem_RawFree(s->ids.data);
     PyMem_RawFree(s->ends);
-    PyMem_RawFree(s->cache.slots);
-    PyMem_RawFree(s->cache.cps.data);
-    PyMem_RawFree(s->cache.ids.data);
+    cache_free(&s->own);
 }
 
 typedef struct {
@@ -366,7 +386,7 @@ static int model_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t
         if (status == 0) s->n_ids += count;
         return status;
     }
-    WordCache *cache = &s->cache;
+    WordCache *cache = s->cache;
     uint32_t hash = 0;
     if (n <= CACHED_CHARS) {
         hash = word_hash(cps, n);
@@ -484,6 +504,7 @@ static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize
     unsigned char *status = NULL;
     Scratch s;
     memset(&s, 0, sizeof s);
+    s.cache = &s.own;
     PyObject *result = NULL;
     Py_ssize_t n_held = 0;
     size_t items = (size_t)(count ? count : 1);
@@ -507,6 +528,9 @@ static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize
                                PyUnicode_IS_ASCII(text)};
     }
     int out_of_memory = 0;
+    WordCache *kept = self->kept; /* taken for this call (the GIL is held) */
+    self->kept = NULL;
+    if (kept) s.cache = kept;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < count; i++) {
         Py_ssize_t before = s.n_ids;
@@ -520,6 +544,7 @@ static PyObject *Pipeline_encode(Pipeline *self, PyObject *const *args, Py_ssize
         ends[i] = s.n_ids;
     }
     Py_END_ALLOW_THREADS
+    if (kept) self->kept = kept;
     if (out_of_memory) {
         PyErr_NoMemory();
         goto done;

@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Tokenizer", "SpecialSplit"]
 
+ONE_CALL_CHARS = 500  # `encode` of a text this long goes through `batch_pipeline` where it applies
+
 
 class SpecialSplit(Protocol):
     """Cuts text around special tokens: HF's `AddedVocabulary` or llama.cpp's `LongestFirstPartition`."""
@@ -211,6 +213,13 @@ class Tokenizer(PostProcess, OffsetsPath):
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse_special = parses_special(self.default_special if special is None else special)
+        if pair is None and type(text) is str and len(text) >= ONE_CALL_CHARS:
+            # a long text no special token can cut: every stage in one compiled call
+            pipeline = self.batch_pipeline(parse_special)
+            if pipeline is not None:
+                found = pipeline.encode([text], 0, 1)[0]
+                if found is not None:
+                    return self._finish_ids(found, None, add_special)
         # the collector paused (see the module notes), as `gc_paused` does, without a context object per call
         collecting = gc.isenabled()
         gc.disable()
@@ -281,7 +290,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         """
         module = kernel("batch")
         model = self.model.batch_kernel() if module is not None else None  # the cheap test first: most models have none
-        if model is None or not self._fast_exact or self._empty_texts or self.special_split.cuts_text(parse_special):
+        if model is None or not self._fast_exact or self._empty_texts or self._cuts_text(parse_special):
             return None
         split: str | int = ""
         if self.pre_tokenizer is not None:
@@ -295,7 +304,30 @@ class Tokenizer(PostProcess, OffsetsPath):
             if form is None:
                 return None
             normalizer = form
-        return module.Pipeline(*normalizer, split, model)
+        # the same stages keep the same pipeline, and with it the word cache it keeps across calls
+        stages = (*normalizer, split, model)
+        kept = self.__dict__.get("_batch_kept")
+        if kept is not None and kept[0] == stages:  # (the kernels' objects compare by identity)
+            return kept[1]
+        pipeline = module.Pipeline(*stages)
+        self._batch_kept = (stages, pipeline)
+        return pipeline
+
+    def _cuts_text(self, parse_special: bool) -> bool:
+        """`special_split.cuts_text`, remembered while the split and the added vocabulary's size
+        stay the same (asked on every long `encode`; a scan of every entry)."""
+        split, size = self.special_split, len(self.added)
+        known = self.__dict__.setdefault("_cuts_known", {})
+        found = known.get(parse_special)
+        if found is None or found[0] is not split or found[1] != size:
+            found = known[parse_special] = (split, size, split.cuts_text(parse_special))
+        return found[2]  # type: ignore[no-any-return]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_batch_kept", None)  # compiled, not picklable: made again on first use
+        state.pop("_cuts_known", None)
+        return state
 
     def _encode_compiled(self, pipeline: Any, texts: list[str], workers: int | None, add_special: bool,
                          special: SpecialTokens | str | None) -> list[list[int]]:
