@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from fixtures import bench_slice, edge_texts, fixture_path
-from formats.sentencepiece_pack import field, model, piece
+from formats.sentencepiece_pack import field, model, piece, varint
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -329,3 +329,84 @@ def test_equal_scores_in_falling_order_share_a_rank(tmp_path):
     path.write_bytes(model(pieces, field(3, 2)))
     _live(path, ["abc", "bcab", "abcabc bc"])
     assert polytok.load(path).encode("abc") == [3, 2, 6]  # "▁", "ab", "c"
+
+
+# -- the specs, read in C (`Vocab.spec_fields`) as the pure reader reads them ---------------------
+
+BASE = [piece("<unk>", 0.0, UNKNOWN), piece("a", -1.0)]
+KIND_VALUES = {"string": [b"", "\u2581x\u00e9".encode(), b"\xff"], "bytes": [b"", b"\x00\xff"],
+               "bool": [0, 1, 2**63], "int32": [0, 5, 2**32 - 1, 2**63 + 7], "enum": [0, 1, 2, 4, 5, 2**32 - 1]}
+
+
+def _spec_cases() -> list[tuple[str, bytes]]:
+    """Every field of the pure reader's schemas, with values of its kind, alone and repeated."""
+    from polytok.formats.sentencepiece import _schemas
+
+    cases = []
+    for number, name in ((2, "trainer_spec"), (3, "normalizer_spec"), (5, "denormalizer_spec")):
+        for fnum, spec in sorted(_schemas()[name].items()):
+            for value in KIND_VALUES[spec.kind]:
+                cases.append((f"{name}.{spec.name}={value!r}", field(number, field(fnum, value))))
+                cases.append((f"{name}.{spec.name}=1,{value!r}", field(number, field(fnum, 1) + field(fnum, value))))
+            cases.append((f"{name}.{spec.name} as 32-bit", field(number, varint(fnum << 3 | 5) + b"\0" * 4)))
+    return cases
+
+
+def _proto_specs(data: bytes) -> object:
+    try:
+        expected = read_model_proto(data, "x")
+    except polytok.PolytokError as error:
+        return str(error)
+    return expected.trainer_spec, expected.normalizer_spec, expected.denormalizer_spec
+
+
+def _compiled_specs(data: bytes) -> object:
+    try:
+        proto = _read_compiled(data, "x")
+    except polytok.PolytokError as error:
+        return str(error)
+    assert proto is not None
+    return proto.trainer_spec, proto.normalizer_spec, proto.denormalizer_spec
+
+
+@pytest.mark.parametrize("case", _spec_cases(), ids=lambda c: c[0])
+def test_specs_read_in_c_are_the_pure_readers_fields(case):
+    compiled("spm_model")
+    data = b"".join(BASE) + case[1]
+    assert _compiled_specs(data) == _proto_specs(data)
+
+
+SPEC_EXTRAS = {
+    "two trainer specs merge": field(2, field(40, 3) + field(30, b"<a>")) + field(2, field(41, 4) + field(30, b"<b>")),
+    "unknown fields of each wire type": field(3, field(9, 5) + field(10, b"xy") + field(11, 1.5)
+                                              + bytes([12 << 3 | 1]) + b"\0" * 8 + field(1, b"nmt")),
+    "a group": field(2, bytes([9 << 3 | 3, 9 << 3 | 4]) + field(40, 7)),
+    "field 0": field(2, bytes([0x00, 0x01])),
+    "truncated varint": field(2, varint(40 << 3) + bytes([0x80])),
+    "length past the message": field(3, bytes([2 << 3 | 2, 9]) + b"ab"),
+    "wire type 7": field(2, varint(40 << 3 | 7)),
+    "an empty denormalizer": field(5, b""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPEC_EXTRAS))
+def test_spec_merges_unknown_and_broken_fields_as_the_pure_reader(case, tmp_path):
+    module = compiled("spm_model")
+    data = b"".join(BASE) + SPEC_EXTRAS[case]
+    assert _compiled_specs(data) == _proto_specs(data)
+    declined = case in ("a group", "field 0", "truncated varint", "length past the message", "wire type 7")
+    assert (module.read(data).spec_fields is None) == declined
+    _same_outcome(data, tmp_path)
+
+
+SPEC_FIELD = st.tuples(st.sampled_from([1, 2, 3, 4, 5, 24, 30, 31, 35, 40, 44, 48, 99]),
+                       st.one_of(st.integers(0, 2**64 - 1), st.binary(max_size=6), st.floats(width=32)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs=st.lists(st.tuples(st.sampled_from([2, 3, 5]), st.lists(SPEC_FIELD, max_size=6)), max_size=4))
+def test_random_specs_read_in_c_as_the_pure_reader(specs):
+    compiled("spm_model")
+    data = b"".join(BASE) + b"".join(field(number, b"".join(field(n, v) for n, v in fields))
+                                     for number, fields in specs)
+    assert _compiled_specs(data) == _proto_specs(data)

@@ -16,6 +16,10 @@
  * would fail or needs the pure reader's care (an empty, long, duplicated or NUL-holding piece, a
  * score that is not finite): the caller then runs the pure path too.
  *
+ * The fields of the trainer, normalizer and denormalizer specs are read as the pure reader's
+ * `read_message` reads them (`Vocab.spec_fields`); anything it would refuse, or a group, leaves
+ * None there and the specs to the pure reader, whose errors name the offset.
+ *
  * One pass over the file reads each piece (the usual layout of its message without the general
  * walk), checks its bytes (strict UTF-8, NUL, a "\u2581" after another character: `scan_piece`,
  * eight ASCII bytes at a time) and indexes it, while its bytes are in cache; a first pass only
@@ -52,6 +56,7 @@ typedef struct {
     PyObject *types;   /* bytes: n types */
     PyObject *odd;     /* list[int]: the ids that are not NORMAL */
     PyObject *specs;   /* list[(field number, start, end)] of trainer/normalizer/denormalizer specs */
+    PyObject *spec_fields; /* dict: each spec's fields as read_message reads them, merged; None: declined */
     PyObject **strs;   /* per id: the piece as str, made on first use */
     Py_ssize_t n;
     int32_t *slots;    /* open addressing: id or -1 */
@@ -241,6 +246,145 @@ skip_field(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t end, uint64_t wir
     }
 }
 
+/* ---- the specs ----------------------------------------------------------------------- */
+
+/* The fields of TrainerSpec and NormalizerSpec that polytok reads, as the schemas of
+ * polytok/formats/sentencepiece.py (`_schemas`) name them; read as protobuf_wire.read_message
+ * reads them. */
+enum { K_STRING, K_BYTES, K_BOOL, K_INT32, K_ENUM };
+
+typedef struct {
+    uint32_t number;
+    const char *name;
+    int kind;
+    int repeated;
+    int32_t max_enum; /* K_ENUM: values 1..max_enum; any other leaves the field unset */
+} SpecField;
+
+static const SpecField TRAINER_FIELDS[] = {
+    {3, "model_type", K_ENUM, 0, 4}, {4, "vocab_size", K_INT32, 0, 0},
+    {24, "treat_whitespace_as_suffix", K_BOOL, 0, 0}, {30, "control_symbols", K_STRING, 1, 0},
+    {31, "user_defined_symbols", K_STRING, 1, 0}, {35, "byte_fallback", K_BOOL, 0, 0},
+    {40, "unk_id", K_INT32, 0, 0}, {41, "bos_id", K_INT32, 0, 0}, {42, "eos_id", K_INT32, 0, 0},
+    {43, "pad_id", K_INT32, 0, 0}, {44, "unk_surface", K_STRING, 0, 0}, {45, "unk_piece", K_STRING, 0, 0},
+    {46, "bos_piece", K_STRING, 0, 0}, {47, "eos_piece", K_STRING, 0, 0}, {48, "pad_piece", K_STRING, 0, 0},
+    {0, NULL, 0, 0, 0},
+};
+
+static const SpecField NORMALIZER_FIELDS[] = {
+    {1, "name", K_STRING, 0, 0}, {2, "precompiled_charsmap", K_BYTES, 0, 0}, {3, "add_dummy_prefix", K_BOOL, 0, 0},
+    {4, "remove_extra_whitespaces", K_BOOL, 0, 0}, {5, "escape_whitespaces", K_BOOL, 0, 0},
+    {0, NULL, 0, 0, 0},
+};
+
+/* The value of field `f` at *pos (wire type `wire`), or NULL: with an exception set (-1 in
+ * *status), or none (0 in *status: the pure reader must decide; 1: the field stays unset). */
+static PyObject *
+spec_value(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t stop, const SpecField *f, uint64_t wire, int *status)
+{
+    *status = 0;
+    if (f->kind == K_STRING || f->kind == K_BYTES) {
+        Py_ssize_t a, b;
+        if (wire != 2 || length_field(p, pos, stop, &a, &b) < 0)
+            return NULL;
+        if (f->kind == K_BYTES)
+            return PyBytes_FromStringAndSize((const char *)p + a, b - a);
+        PyObject *text = PyUnicode_DecodeUTF8((const char *)p + a, b - a, NULL);
+        if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            PyErr_Clear(); /* the pure reader names the offset */
+        else if (text == NULL)
+            *status = -1;
+        return text;
+    }
+    uint64_t raw;
+    if (wire != 0 || varint(p, pos, stop, &raw) < 0)
+        return NULL;
+    if (f->kind == K_BOOL)
+        return PyBool_FromLong(raw != 0);
+    int32_t value = (int32_t)(uint32_t)raw; /* the low 32 bits, signed */
+    if (f->kind == K_ENUM && (value < 1 || value > f->max_enum)) {
+        *status = 1;
+        return NULL;
+    }
+    return PyLong_FromLong(value);
+}
+
+/* Reads one spec message into `fields` (later scalars win, repeated fields append, as
+ * protobuf_wire.merge_fields merges a message seen twice): 1 read, 0 for what the pure reader
+ * must see (a group, field number 0, a wire type or value it refuses, a field past the end), -1
+ * on an error. */
+static int
+read_spec(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, const SpecField *schema, PyObject *fields)
+{
+    while (pos < stop) {
+        uint64_t tag;
+        if (varint(p, &pos, stop, &tag) < 0 || (tag >> 3) == 0)
+            return 0;
+        uint64_t number = tag >> 3, wire = tag & 7;
+        const SpecField *f = schema;
+        while (f->name != NULL && f->number != number)
+            f++;
+        if (f->name == NULL) {
+            if (skip_field(p, &pos, stop, wire) < 0)
+                return 0;
+            continue;
+        }
+        int status;
+        PyObject *value = spec_value(p, &pos, stop, f, wire, &status);
+        if (value == NULL) {
+            if (status == 1)
+                continue;
+            return status;
+        }
+        int done;
+        if (f->repeated) {
+            PyObject *list = PyDict_GetItemString(fields, f->name); /* borrowed */
+            if (list == NULL) {
+                list = PyList_New(0);
+                done = list == NULL ? -1 : PyDict_SetItemString(fields, f->name, list);
+                Py_XDECREF(list); /* the dict holds it */
+            }
+            else {
+                done = 0;
+            }
+            if (done == 0)
+                done = PyList_Append(list, value);
+        }
+        else {
+            done = PyDict_SetItemString(fields, f->name, value);
+        }
+        Py_DECREF(value);
+        if (done < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* Adds the spec message [a, b) of field `number` (2, 3 or 5) to v->spec_fields; 0, or -1 on an
+ * error. A message the pure reader must see leaves None there, and the specs to Python. */
+static int
+add_spec(Vocab *v, const unsigned char *p, Py_ssize_t a, Py_ssize_t b, uint64_t number)
+{
+    if (v->spec_fields == Py_None)
+        return 0;
+    const char *name = number == 2 ? "trainer_spec" : number == 3 ? "normalizer_spec" : "denormalizer_spec";
+    PyObject *fields = PyDict_GetItemString(v->spec_fields, name); /* borrowed */
+    if (fields == NULL) {
+        fields = PyDict_New();
+        if (fields == NULL || PyDict_SetItemString(v->spec_fields, name, fields) < 0) {
+            Py_XDECREF(fields);
+            return -1;
+        }
+        Py_DECREF(fields); /* the dict holds it */
+    }
+    int read = read_spec(p, a, b, number == 2 ? TRAINER_FIELDS : NORMALIZER_FIELDS, fields);
+    if (read < 0)
+        return -1;
+    if (read == 0)
+        Py_SETREF(v->spec_fields, Py_NewRef(Py_None));
+    return 0;
+}
+
 /* ---- the index --------------------------------------------------------------------- */
 
 /* Eight bytes at a time, the tail packed into one word; mix64 spreads it. */
@@ -393,6 +537,8 @@ fill(Vocab *v, const unsigned char *p, Py_ssize_t end)
             return NULL;
         }
         Py_DECREF(span);
+        if (add_spec(v, p, a, b, number) < 0)
+            return NULL;
     }
     if (k != v->n)
         Py_RETURN_NONE;
@@ -423,6 +569,7 @@ spm_read(PyObject *module, PyObject *data)
     v->types = PyBytes_FromStringAndSize(NULL, n);
     v->odd = PyList_New(0);
     v->specs = PyList_New(0);
+    v->spec_fields = PyDict_New();
     v->strs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
     v->n = n;
     v->slots = NULL;
@@ -430,7 +577,8 @@ spm_read(PyObject *module, PyObject *data)
     v->usual = 1;
     v->joins_space = 0;
     v->min_normal = NAN;
-    if (v->records == NULL || v->types == NULL || v->odd == NULL || v->specs == NULL || v->strs == NULL) {
+    if (v->records == NULL || v->types == NULL || v->odd == NULL || v->specs == NULL || v->spec_fields == NULL
+        || v->strs == NULL) {
         if (v->strs == NULL)
             PyErr_NoMemory();
         Py_DECREF(v);
@@ -477,6 +625,7 @@ Vocab_dealloc(Vocab *self)
     Py_XDECREF(self->types);
     Py_XDECREF(self->odd);
     Py_XDECREF(self->specs);
+    Py_XDECREF(self->spec_fields);
     PyObject_Free(self);
 }
 
@@ -592,6 +741,8 @@ static PyMemberDef Vocab_members[] = {
     {"odd", T_OBJECT_EX, offsetof(Vocab, odd), READONLY, "the ids whose type is not NORMAL"},
     {"specs", T_OBJECT_EX, offsetof(Vocab, specs), READONLY,
      "(field number, start, end) of each trainer_spec, normalizer_spec, denormalizer_spec"},
+    {"spec_fields", T_OBJECT_EX, offsetof(Vocab, spec_fields), READONLY,
+     "{spec name: its fields, merged}, as read_message reads them; None: the pure reader must read them"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -52,7 +52,9 @@ type, an index from text to id, and the load checks that look at every piece; th
 table (``spm_merge.Merger.from_vocab``) and the Unigram trie and scores
 (``unigram.Lattice.from_vocab``) are built from those records in C, and the models' Python
 lookups (a dict of every piece, ...) are deferred to their first use
-(`polytok.models._deferred_tables`): a load makes no Python object per piece. Anything
+(`polytok.models._deferred_tables`): a load makes no Python object per piece. The specs'
+fields are read there too (``Vocab.spec_fields``, what `_read_spec` reads), so such a load
+imports no `protobuf_wire` (the pure reader imports it when it runs). Anything
 unusual (a broken or odd field, an empty, long, NUL-holding or repeated piece, a score that
 is not finite; WORD and CHAR models) runs the pure reader and builds, with their errors.
 The pure reader: the compiled ``polytok._kernels.wire.read_pieces`` when built (piece,
@@ -70,35 +72,61 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import kernels
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
-from .protobuf_wire import LENGTH, Field, WireError, merge_fields, read_message, read_varint, skip_field
+
+if TYPE_CHECKING:
+    from .protobuf_wire import Field
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 _SPACE = "\u2581"
 _FLOAT = struct.Struct("<f")
 
-PIECE = {1: Field("piece", "string"), 2: Field("score", "float"),
-         3: Field("type", "enum", values=frozenset(range(1, 7)))}
-TRAINER_SPEC = {
-    3: Field("model_type", "enum", values=frozenset(MODEL_TYPES)), 4: Field("vocab_size", "int32"),
-    24: Field("treat_whitespace_as_suffix", "bool"), 35: Field("byte_fallback", "bool"),
-    40: Field("unk_id", "int32"), 41: Field("bos_id", "int32"), 42: Field("eos_id", "int32"),
-    43: Field("pad_id", "int32"), 44: Field("unk_surface", "string"), 45: Field("unk_piece", "string"),
-    46: Field("bos_piece", "string"), 47: Field("eos_piece", "string"), 48: Field("pad_piece", "string"),
-    30: Field("control_symbols", "string", repeated=True), 31: Field("user_defined_symbols", "string", repeated=True),
-}
-NORMALIZER_SPEC = {1: Field("name", "string"), 2: Field("precompiled_charsmap", "bytes"),
-                   3: Field("add_dummy_prefix", "bool"), 4: Field("remove_extra_whitespaces", "bool"),
-                   5: Field("escape_whitespaces", "bool")}
-_SPECS = {2: ("trainer_spec", TRAINER_SPEC), 3: ("normalizer_spec", NORMALIZER_SPEC),
-          5: ("denormalizer_spec", NORMALIZER_SPEC)}
+_SPEC_NAMES = {2: "trainer_spec", 3: "normalizer_spec", 5: "denormalizer_spec"}
+
+
+@cache
+def _schemas() -> dict[str, dict[int, Field]]:
+    """The schemas of the messages read (`protobuf_wire`): ``"piece"`` and each spec's, by name.
+
+    Made on first use, with `protobuf_wire` itself: a load read by ``spm_model`` reads its specs
+    in C (``Vocab.spec_fields``, the same fields) and imports neither.
+    """
+    from .protobuf_wire import Field
+
+    normalizer = {1: Field("name", "string"), 2: Field("precompiled_charsmap", "bytes"),
+                  3: Field("add_dummy_prefix", "bool"), 4: Field("remove_extra_whitespaces", "bool"),
+                  5: Field("escape_whitespaces", "bool")}
+    trainer = {
+        3: Field("model_type", "enum", values=frozenset(MODEL_TYPES)), 4: Field("vocab_size", "int32"),
+        24: Field("treat_whitespace_as_suffix", "bool"), 35: Field("byte_fallback", "bool"),
+        40: Field("unk_id", "int32"), 41: Field("bos_id", "int32"), 42: Field("eos_id", "int32"),
+        43: Field("pad_id", "int32"), 44: Field("unk_surface", "string"), 45: Field("unk_piece", "string"),
+        46: Field("bos_piece", "string"), 47: Field("eos_piece", "string"), 48: Field("pad_piece", "string"),
+        30: Field("control_symbols", "string", repeated=True),
+        31: Field("user_defined_symbols", "string", repeated=True),
+    }
+    piece = {1: Field("piece", "string"), 2: Field("score", "float"),
+             3: Field("type", "enum", values=frozenset(range(1, 7)))}
+    return {"piece": piece, "trainer_spec": trainer, "normalizer_spec": normalizer, "denormalizer_spec": normalizer}
+
+
+def _read_spec(proto: ModelProto, data: bytes, number: int, start: int, end: int) -> None:
+    """Merge the spec message ``data[start:end]`` (field `number`) into `proto`."""
+    from .protobuf_wire import merge_fields, read_message
+
+    name = _SPEC_NAMES[number]
+    fields = read_message(data, start, end, _schemas()[name], file=proto.file, path=name)
+    setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
+
+
 _NORMALIZER_DEFAULTS = {"name": "", "precompiled_charsmap": b"", "add_dummy_prefix": True,
                         "remove_extra_whitespaces": True, "escape_whitespaces": True}
 
@@ -143,6 +171,8 @@ class ModelProto:
 
 def read_model_proto(data: bytes, file: str) -> ModelProto:
     """Parse the ``ModelProto`` fields polytok uses (see `protobuf_wire` for the wire rules)."""
+    from .protobuf_wire import LENGTH, WireError, read_varint
+
     proto = ModelProto(file)
     pos, end = 0, len(data)
     kernel = kernels.kernel("wire")  # the pieces in one call; None: _read_usual_pieces
@@ -168,9 +198,7 @@ def read_model_proto(data: bytes, file: str) -> ModelProto:
             if number == 1:
                 _read_piece(data, pos, pos + size, proto)
             else:
-                name, schema = _SPECS[number]
-                fields = read_message(data, pos, pos + size, schema, file=file, path=name)
-                setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
+                _read_spec(proto, data, number, pos, pos + size)
             pos += size
         else:
             pos = _skip_one(data, tag_at, end, file)
@@ -182,6 +210,8 @@ _FIELD_NAMES = {1: "pieces", 2: "trainer_spec", 3: "normalizer_spec", 5: "denorm
 
 def _skip_one(data: bytes, tag_at: int, end: int, file: str) -> int:
     """Position after the one (unknown) field that starts at `tag_at`."""
+    from .protobuf_wire import WireError, read_varint, skip_field
+
     tag, pos = read_varint(data, tag_at, end, file, "ModelProto")
     if tag >> 3 == 0:
         raise WireError("field number 0: not a SentencePiece model, or a corrupt one", file=file,
@@ -238,7 +268,9 @@ def _read_piece(data: bytes, pos: int, stop: int, proto: ModelProto) -> None:
                     proto.scores.append(_FLOAT.unpack_from(data, b + 1)[0])
                     proto.types.append(kind if 1 <= kind <= 6 else NORMAL)
                     return
-    fields = read_message(data, pos, stop, PIECE, file=proto.file, path=f"pieces[{len(proto.pieces)}]")
+    from .protobuf_wire import read_message
+
+    fields = read_message(data, pos, stop, _schemas()["piece"], file=proto.file, path=f"pieces[{len(proto.pieces)}]")
     proto.pieces.append(fields.get("piece", ""))
     proto.scores.append(fields.get("score", 0.0))
     proto.types.append(fields.get("type", NORMAL))
@@ -279,10 +311,14 @@ def _read_compiled(data: bytes, file: str) -> ModelProto | None:
         return None
     proto = ModelProto(file, vocab)
     proto.pieces, proto.types = vocab, vocab.types  # read-only sequences (`ModelProto.vocab`)
-    for number, start, end in vocab.specs:
-        name, schema = _SPECS[number]
-        fields = read_message(data, start, end, schema, file=file, path=name)
-        setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
+    fields = vocab.spec_fields
+    if fields is not None:  # read in C as `_read_spec` reads them
+        proto.trainer_spec = fields.get("trainer_spec", {})
+        proto.normalizer_spec = fields.get("normalizer_spec", {})
+        proto.denormalizer_spec = fields.get("denormalizer_spec")
+        return proto
+    for number, start, end in vocab.specs:  # one the pure reader must see: it names the offset
+        _read_spec(proto, data, number, start, end)
     return proto
 
 
