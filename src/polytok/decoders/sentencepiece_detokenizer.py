@@ -36,10 +36,16 @@ from __future__ import annotations
 import codecs
 import operator
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from ..errors import DecodeError
 from . import IdsDecoder
+
+if TYPE_CHECKING:  # a Protocol class costs its creation at import, on every .model load
+    from typing import Protocol
+
+    class _Normalizer(Protocol):
+        def normalize(self, text: str) -> str: ...
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 _SPACE = "\u2581"
@@ -53,10 +59,6 @@ def _one_byte_replaced(exc: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error(_ERRORS, _one_byte_replaced)
-
-
-class _Normalizer(Protocol):
-    def normalize(self, text: str) -> str: ...
 
 
 class SentencePieceDetokenizer(IdsDecoder):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import cache
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +32,15 @@ if TYPE_CHECKING:
 
 _SPACE = "\u2581"
 _RESERVED = (CONTROL, UNKNOWN, BYTE)
-_BYTE_PIECES = {f"<0x{b:02X}>": b for b in range(256)}
 _FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 _SPECIAL_PIECES = {"unk": ("unk_piece", "<unk>", UNKNOWN), "bos": ("bos_piece", "<s>", CONTROL),
                    "eos": ("eos_piece", "</s>", CONTROL), "pad": ("pad_piece", "<pad>", CONTROL)}
+
+
+@cache
+def _byte_pieces() -> dict[str, int]:
+    """``"<0xHH>"`` to its byte (made on first use: most models have no byte pieces)."""
+    return {f"<0x{b:02X}>": b for b in range(256)}
 
 
 def build_tokenizer(proto: ModelProto) -> Tokenizer:
@@ -93,9 +99,9 @@ def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
             continue
         if not byte_fallback:
             raise _fail(proto, f"byte piece {piece!r} is found although byte_fallback is false", f"pieces[{index}]")
-        if piece not in _BYTE_PIECES:
+        if piece not in _byte_pieces():
             raise _fail(proto, f"byte piece {piece!r} is invalid", f"pieces[{index}]")
-        bytes_found.add(_BYTE_PIECES[piece])
+        bytes_found.add(_byte_pieces()[piece])
     if not unknown and not byte_fallback:
         raise _fail(proto, "unk is not defined", "pieces")
     if byte_fallback and len(bytes_found) != 256:
@@ -244,7 +250,7 @@ def _bpe_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, us
 
 def _byte_ids(vocab: Any) -> list[int | None]:
     """The id of each byte's ``<0xHH>`` piece (None: none) in a model read in C."""
-    return [None if found < 0 else found for found in map(vocab.find, _BYTE_PIECES)]
+    return [None if found < 0 else found for found in map(vocab.find, _byte_pieces())]
 
 
 def _indices(values: list[Any], value: Any) -> list[int]:
