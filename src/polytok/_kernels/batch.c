@@ -257,18 +257,30 @@ static CacheSlot *cache_slot(const WordCache *c, const Py_UCS4 *cps, Py_ssize_t 
     }
 }
 
-/* Remembers cps[0:n] -> ids[0:count]; 0, or -1 out of memory (the cache is then left empty). */
+/* Remembers cps[0:n] -> ids[0:count]; 0, or -1 out of memory (the cache is then left as it was,
+ * or empty). Half full, the table doubles, its entries kept, up to CACHE_SLOTS_MAX; there it is
+ * emptied. */
 static int cache_add(WordCache *c, const Py_UCS4 *cps, Py_ssize_t n, uint32_t hash, const int32_t *ids,
                      Py_ssize_t count) {
-    if (!c->slots || c->used * 2 >= c->n_slots) {
-        Py_ssize_t size = !c->slots ? CACHE_SLOTS_MIN : c->n_slots < CACHE_SLOTS_MAX ? c->n_slots * 2 : c->n_slots;
-        if (size != c->n_slots) {
-            CacheSlot *slots = PyMem_RawRealloc(c->slots, (size_t)size * sizeof(CacheSlot));
-            if (!slots) return -1;
-            c->slots = slots;
-            c->n_slots = size;
+    if (!c->slots) {
+        c->slots = PyMem_RawCalloc((size_t)CACHE_SLOTS_MIN, sizeof(CacheSlot));
+        if (!c->slots) return -1;
+        c->n_slots = CACHE_SLOTS_MIN;
+        c->used = c->cps_used = c->ids_used = 0;
+    } else if (c->used * 2 >= c->n_slots && c->n_slots < CACHE_SLOTS_MAX) {
+        Py_ssize_t size = c->n_slots * 2, mask = size - 1;
+        CacheSlot *slots = PyMem_RawCalloc((size_t)size, sizeof(CacheSlot));
+        if (!slots) return -1;
+        for (Py_ssize_t i = 0; i < c->n_slots; i++) {
+            if (!c->slots[i].n_cps) continue;
+            Py_ssize_t at = (Py_ssize_t)c->slots[i].hash & mask;
+            while (slots[at].n_cps) at = (at + 1) & mask;
+            slots[at] = c->slots[i];
         }
-        /* emptied (also when it grew: the entries are cheap to make again) */
+        PyMem_RawFree(c->slots);
+        c->slots = slots;
+        c->n_slots = size;
+    } else if (c->used * 2 >= c->n_slots) {
         memset(c->slots, 0, (size_t)c->n_slots * sizeof(CacheSlot));
         c->used = c->cps_used = c->ids_used = 0;
     }
