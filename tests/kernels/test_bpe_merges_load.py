@@ -165,3 +165,87 @@ _pairs = st.lists(st.one_of(st.lists(_pieces, min_size=0, max_size=3), _pieces, 
 def test_random_merges_read_as_the_pure_reader_reads_them(raw: list[Any], prefix: str) -> None:
     compiled_answer, pure_answer = _both(_read_and_ids, raw, VOCAB, prefix)
     assert compiled_answer == pure_answer
+
+
+# -- json_merge_ids: both steps in one pass ------------------------------------------------
+
+
+def _two_steps(wire: Any, raw: Any, vocab: dict[Any, Any], prefix: str) -> Any:
+    split = wire.json_merges(raw)
+    return None if split is None else wire.merge_ids(vocab, *split, prefix)
+
+
+def _fused_alike(wire: Any, raw: Any, vocab: dict[Any, Any], prefix: str) -> Any:
+    """`json_merge_ids` answers as the two compiled steps do, and then as the pure functions do."""
+    fused = wire.json_merge_ids(vocab, raw, prefix)
+    assert fused == _two_steps(wire, raw, vocab, prefix)
+    if fused is not None:
+        with kernels.pure_path():
+            lefts, rights, _ = _bpe_merges.read_merges(raw, "model.merges")
+            assert fused == _bpe_merges.merge_ids(vocab, lefts, rights, prefix)
+    return fused
+
+
+@pytest.mark.parametrize("name", sorted(HF_JSON_FIXTURES))
+def test_every_fixture_reads_in_one_pass(wire: Any, name: str) -> None:
+    model = _model(name)
+    if model is None:
+        pytest.skip(f"{name} is not a BPE model")
+    prefix = model.get("continuing_subword_prefix") or ""
+    fused = _fused_alike(wire, model["merges"], model["vocab"], prefix)
+    assert fused is not None or not model["merges"] or model["merges"][0][:8] == "#version"
+
+
+@pytest.mark.parametrize("raw", ODD, ids=[json.dumps(r)[:40] for r in ODD])
+@pytest.mark.parametrize("prefix", ["", "##", "a", "é"])
+def test_odd_merges_in_one_pass(wire: Any, raw: Any, prefix: str) -> None:
+    _fused_alike(wire, raw, VOCAB, prefix)
+
+
+WIDE = {"a": 0, "é": 1, "Ġ": 2, "😀": 3, "aé": 4, "éĠ": 5, "Ġ😀": 6, "a😀": 7, "😀a": 8, "##": 9, "##a": 10,
+        "##😀": 11, "é😀": 12, "\ud800": 13, "a\ud800": 14, "ĠĠ": 15}
+
+
+@pytest.mark.parametrize("raw", [
+    ["a é", "é Ġ", "Ġ 😀", "a 😀", "😀 a", "é 😀", "a \ud800", "Ġ Ġ"],  # parts of every width in lines of every width
+    [["a", "é"], ["Ġ", "😀"], ["😀", "a"], ["a", "\ud800"]],
+    ["a ##😀"], ["a ##a", "a ##"], [["a", "##😀"]], ["😀 ##a"],
+    ["a é", "é é"], ["😀 😀"], ["a Ġ"],  # a missing merged token
+])
+@pytest.mark.parametrize("prefix", ["", "##"])
+def test_code_points_of_every_width(wire: Any, raw: Any, prefix: str) -> None:
+    _fused_alike(wire, raw, WIDE, prefix)
+
+
+def test_one_pass_hands_over_what_it_does_not_read(wire: Any) -> None:
+    assert wire.json_merge_ids(VOCAB, [], "") is None
+    assert wire.json_merge_ids({**VOCAB, 3: 99}, ["a b"], "") is None  # a key that is not a str
+    assert wire.json_merge_ids({**VOCAB, _Str("zz"): 99}, ["a b"], "") is None
+    assert wire.json_merge_ids(VOCAB, ["a b"], "é") is None
+    assert wire.json_merge_ids(VOCAB, ["a b"], "") == ([0], [1], [2], True)
+    assert wire.json_merge_ids({}, ["a b"], "") is None
+    spaced = {"a": 0, "b c": 1, "ab c": 2, "a b": 3, "c": 4, "a bc": 5}
+    assert _fused_alike(wire, ["a b c"], spaced, "") is None  # two spaces: the line is not read here
+    assert _fused_alike(wire, [["a", "b c"], ["a b", "c"]], spaced, "") == ([0, 3], [1, 4], [2, 5], True)
+    big = {f"t{i}": i for i in range(5000)}
+    big.update({f"t{i}t{i + 1}": 5000 + i for i in range(4999)})
+    raw = [f"t{i} t{i + 1}" for i in range(4999)]
+    assert _fused_alike(wire, raw, big, "") == ([big[f"t{i}"] for i in range(4999)],
+                                               [big[f"t{i + 1}"] for i in range(4999)],
+                                               list(range(5000, 9999)), True)
+
+
+def test_a_load_gets_the_pure_tables() -> None:
+    for name in ("gpt2", "roberta-base", "llama2"):
+        path = fixture_path(name, HF_JSON_FIXTURES[name])
+        model = polytok.load(path).model
+        with kernels.pure_path():
+            pure = polytok.load(path).model
+        assert model._pair_ids == pure._pair_ids and list(model._results) == list(pure._results)
+        assert model._no_rank == pure._no_rank and model._scan_limit == pure._scan_limit
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.one_of(_legacy, _pairs), prefix=st.sampled_from(["", "##"]))
+def test_random_merges_in_one_pass(raw: list[Any], prefix: str) -> None:
+    _fused_alike(compiled("wire"), raw, VOCAB, prefix)

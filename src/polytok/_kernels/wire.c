@@ -660,6 +660,185 @@ fail:
     return NULL;
 }
 
+/* -- json_merge_ids: json_merges and merge_ids in one pass, without a str per part ---------- */
+
+/* A run of code points of a str: data[start:end] of the given kind. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t start, end;
+} Span;
+
+typedef struct {
+    uint64_t hash;
+    PyObject *key;   /* borrowed from the vocabulary: no Python code runs while the table lives */
+    PyObject *value; /* borrowed */
+} VocabEntry;
+
+typedef struct {
+    uint32_t *slots; /* 1 + entry index, 0 empty */
+    VocabEntry *entries;
+    uint64_t mask;
+} VocabTable;
+
+static uint64_t span_hash(uint64_t h, Span span) {
+    for (Py_ssize_t k = span.start; k < span.end; k++) {
+        h ^= (uint64_t)PyUnicode_READ(span.kind, span.data, k);
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t hash_finish(uint64_t h) {
+    h ^= h >> 29;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    return h ^ (h >> 32);
+}
+
+#define HASH_SEED UINT64_C(0xcbf29ce484222325)
+
+/* Whether the str `key` spells `a` then `b`, code point for code point. */
+static int key_spells(PyObject *key, Span a, Span b) {
+    Py_ssize_t la = a.end - a.start, lb = b.end - b.start;
+    if (PyUnicode_GET_LENGTH(key) != la + lb) return 0;
+    int kind = PyUnicode_KIND(key);
+    const void *data = PyUnicode_DATA(key);
+    for (Py_ssize_t k = 0; k < la; k++)
+        if (PyUnicode_READ(kind, data, k) != PyUnicode_READ(a.kind, a.data, a.start + k)) return 0;
+    for (Py_ssize_t k = 0; k < lb; k++)
+        if (PyUnicode_READ(kind, data, la + k) != PyUnicode_READ(b.kind, b.data, b.start + k)) return 0;
+    return 1;
+}
+
+/* The vocabulary's value for the text `a` + `b`, borrowed, or NULL. */
+static PyObject *table_find(const VocabTable *table, Span a, Span b) {
+    uint64_t h = hash_finish(span_hash(span_hash(HASH_SEED, a), b));
+    for (uint64_t i = h & table->mask;; i = (i + 1) & table->mask) {
+        uint32_t slot = table->slots[i];
+        if (slot == 0) return NULL;
+        const VocabEntry *entry = &table->entries[slot - 1];
+        if (entry->hash == h && key_spells(entry->key, a, b)) return entry->value;
+    }
+}
+
+/* The table of `vocab` (a dict): 1, 0 if a key is not an exact str, -1 out of memory. */
+static int table_build(VocabTable *table, PyObject *vocab) {
+    Py_ssize_t n = PyDict_GET_SIZE(vocab);
+    uint64_t capacity = 16;
+    while (capacity < (uint64_t)n * 2) capacity <<= 1;
+    table->mask = capacity - 1;
+    table->slots = PyMem_Calloc((size_t)capacity, sizeof(uint32_t));
+    table->entries = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(VocabEntry));
+    if (table->slots == NULL || table->entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t pos = 0, count = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || count >= n) return 0;
+        Span whole = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key)};
+        uint64_t h = hash_finish(span_hash(HASH_SEED, whole));
+        uint64_t i = h & table->mask;
+        while (table->slots[i] != 0) i = (i + 1) & table->mask; /* dict keys are distinct */
+        table->entries[count] = (VocabEntry){h, key, value};
+        table->slots[i] = (uint32_t)(++count);
+    }
+    return 1;
+}
+
+static void table_free(VocabTable *table) {
+    PyMem_Free(table->slots);
+    PyMem_Free(table->entries);
+}
+
+/* json_merge_ids(vocab, raw, prefix) -> (left_ids, right_ids, merged_ids, growing) or None
+ *
+ * merge_ids(vocab, *json_merges(raw), prefix) in one pass: each merge's parts are looked up
+ * where they lie in the entry (a hash table of the vocabulary's keys by code point), so no str
+ * is made for a part or a merged token. None exactly when one of the two would answer None
+ * (the pure functions then read the list again), and when a vocabulary key is not an exact str. */
+static PyObject *json_merge_ids(PyObject *self, PyObject *args) {
+    PyObject *vocab, *raw, *prefix;
+    if (!PyArg_ParseTuple(args, "O!O!U:json_merge_ids", &PyDict_Type, &vocab, &PyList_Type, &raw, &prefix))
+        return NULL;
+    if (!PyDict_CheckExact(vocab) || !PyList_CheckExact(raw) || !PyUnicode_CheckExact(prefix)
+        || !PyUnicode_IS_ASCII(prefix) || PyDict_GET_SIZE(vocab) >= (Py_ssize_t)UINT32_MAX)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(raw);
+    if (n == 0) Py_RETURN_NONE;
+    Py_ssize_t skip = PyUnicode_GET_LENGTH(prefix);
+    const char *prefix_text = (const char *)PyUnicode_DATA(prefix);
+    /* every object is made before the table: from there on nothing allocates, so no Python
+     * code (a collection's finalizer) can run and change the vocabulary under the table */
+    PyObject *left_ids = PyList_New(n);
+    PyObject *right_ids = left_ids == NULL ? NULL : PyList_New(n);
+    PyObject *merged_ids = right_ids == NULL ? NULL : PyList_New(n);
+    VocabTable table = {NULL, NULL, 0};
+    if (merged_ids == NULL) goto fail;
+    int built = table_build(&table, vocab);
+    if (built < 0) goto fail;
+    if (built == 0) goto give_up;
+    int legacy = PyUnicode_CheckExact(PyList_GET_ITEM(raw, 0));
+    int growing = 1;
+    Span none = {PyUnicode_1BYTE_KIND, "", 0, 0};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyList_GET_ITEM(raw, i);
+        Span left, right;
+        if (legacy) {
+            if (!PyUnicode_CheckExact(entry)) goto give_up;
+            Py_ssize_t length = PyUnicode_GET_LENGTH(entry);
+            int kind = PyUnicode_KIND(entry);
+            const void *data = PyUnicode_DATA(entry);
+            Py_ssize_t cut = -1;
+            for (Py_ssize_t k = 0; k < length; k++) {
+                if (PyUnicode_READ(kind, data, k) != ' ') continue;
+                if (cut >= 0) goto give_up; /* a second space */
+                cut = k;
+            }
+            if (cut < 0 || is_version_line(entry)) goto give_up;
+            left = (Span){kind, data, 0, cut};
+            right = (Span){kind, data, cut + 1, length};
+        } else {
+            if (!PyList_CheckExact(entry) || PyList_GET_SIZE(entry) != 2) goto give_up;
+            PyObject *a = PyList_GET_ITEM(entry, 0), *b = PyList_GET_ITEM(entry, 1);
+            if (!PyUnicode_CheckExact(a) || !PyUnicode_CheckExact(b)) goto give_up;
+            left = (Span){PyUnicode_KIND(a), PyUnicode_DATA(a), 0, PyUnicode_GET_LENGTH(a)};
+            right = (Span){PyUnicode_KIND(b), PyUnicode_DATA(b), 0, PyUnicode_GET_LENGTH(b)};
+        }
+        Span tail = right;
+        if (skip > 0) { /* the right part must start with the prefix, which the merged token drops */
+            if (right.end - right.start < skip) goto give_up;
+            for (Py_ssize_t k = 0; k < skip; k++)
+                if (PyUnicode_READ(right.kind, right.data, right.start + k) != (Py_UCS4)(unsigned char)prefix_text[k])
+                    goto give_up;
+            tail.start += skip;
+        }
+        if (tail.start == tail.end) growing = 0;
+        PyObject *a = table_find(&table, left, none);
+        PyObject *b = a == NULL ? NULL : table_find(&table, right, none);
+        PyObject *m = b == NULL ? NULL : table_find(&table, left, tail);
+        if (m == NULL) goto give_up;
+        PyList_SET_ITEM(left_ids, i, Py_NewRef(a));
+        PyList_SET_ITEM(right_ids, i, Py_NewRef(b));
+        PyList_SET_ITEM(merged_ids, i, Py_NewRef(m));
+    }
+    table_free(&table);
+    return Py_BuildValue("(NNNO)", left_ids, right_ids, merged_ids, growing ? Py_True : Py_False);
+give_up:
+    table_free(&table);
+    Py_DECREF(left_ids);
+    Py_DECREF(right_ids);
+    Py_DECREF(merged_ids);
+    Py_RETURN_NONE;
+fail:
+    table_free(&table);
+    Py_XDECREF(left_ids);
+    Py_XDECREF(right_ids);
+    Py_XDECREF(merged_ids);
+    return NULL;
+}
+
 /* 10^k as the correctly rounded f64, for k in 0..308 (filled at import). */
 static double pow10_table[309];
 
@@ -898,6 +1077,8 @@ static PyMethodDef methods[] = {
     {"json_merges", json_merges, METH_O, "json_merges(raw) -> (lefts, rights) of a tokenizer.json merges list, or None"},
     {"merge_ids", merge_ids, METH_VARARGS,
      "merge_ids(vocab, lefts, rights, prefix) -> (left_ids, right_ids, merged_ids, growing), or None"},
+    {"json_merge_ids", json_merge_ids, METH_VARARGS,
+     "json_merge_ids(vocab, raw, prefix) -> merge_ids(vocab, *json_merges(raw), prefix) in one pass, or None"},
     {"serde_f64s", serde_f64s, METH_O, "serde_f64s(scores) -> the f64 serde_json reads for each score, or None"},
     {NULL, NULL, 0, NULL},
 };

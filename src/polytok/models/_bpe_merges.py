@@ -14,8 +14,9 @@ list per merge: the collector's passes over the half-parsed file made Llama-3's
 load measurably slower than one split of the joined lines). Numbers:
 bench/README.md, 'Measurements behind design choices'. The usual lists (every entry
 well formed, every token known) are read in one pass in C (``polytok._kernels.wire``:
-``json_merges``, ``merge_ids``), which answers None for anything else; the Python here
-then reads the list again, and names the entry at fault.
+``json_merge_ids``, which finds each part where it lies in the entry, without a str per part;
+``json_merges`` and ``merge_ids`` do it in two steps), which answers None for anything else; the
+Python here then reads the list again, and names the entry at fault.
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ def merge_ids(vocab: dict[str, int], lefts: list[str], rights: list[str],
     else:
         growing = "" not in rights
     return left_ids, right_ids, merged_ids, growing  # type: ignore[return-value]
+
+
+def json_merge_ids(vocab: dict[str, int], raw: Any,
+                   prefix: Any) -> tuple[list[int], list[int], list[int], bool] | None:
+    """``merge_ids(vocab, *read_merges(raw, ...)[:2], prefix)`` for a usual tokenizer.json list (every
+    entry well formed and known, no ``#version`` line, `prefix` a str or None), read in one compiled
+    pass; None for anything else, and without the kernel: `read_merges` and `merge_ids` then run."""
+    wire = kernels.kernel("wire")
+    if wire is None or type(raw) is not list or type(vocab) is not dict or not (prefix is None or type(prefix) is str):
+        return None
+    return wire.json_merge_ids(vocab, raw, prefix or "")  # type: ignore[no-any-return]
 
 
 def _join_cut(left: str, right: str, prefix: str, cut: int) -> str | None:

@@ -131,7 +131,7 @@ from ..kernels import kernel
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from ._bpe_bytes import batch_merger, byte_form, char_spans
 from ._bpe_cut import cut_mark
-from ._bpe_merges import UnknownMergeToken, as_f32, merge_ids, pair_lists, read_merges
+from ._bpe_merges import UnknownMergeToken, as_f32, json_merge_ids, merge_ids, pair_lists, read_merges
 from ._bpe_word import BLOCKED, merge_heap, merge_scan, merge_tree, write_blocked, write_blocked_spans
 from ._cache import CACHE_SIZE, CACHED_WORD_CHARS, WordCache
 from ._vocab import VocabLookup, byte_spans_to_chars, invert, read_vocab, utf8_len
@@ -207,7 +207,10 @@ class BPE(VocabLookup):
 
     def _setup(self, vocab: dict[str, int], lefts: list[str], rights: list[str], *, dropout: float | None,
                unk_token: str | None, continuing_subword_prefix: str | None, end_of_word_suffix: str | None,
-               fuse_unk: bool, byte_fallback: bool, ignore_merges: bool) -> None:
+               fuse_unk: bool, byte_fallback: bool, ignore_merges: bool,
+               ids: tuple[list[int], list[int], list[int], bool] | None = None) -> None:
+        """`ids`: ``merge_ids(vocab, lefts, rights, prefix)`` when the reader has it (then `lefts` and
+        `rights` are unused)."""
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise FormatError("Dropout should be between 0 and 1, inclusive", key="dropout")
         self._vocab = dict(vocab)
@@ -219,11 +222,11 @@ class BPE(VocabLookup):
         self._fuse_unk = fuse_unk
         self._ignore_merges = ignore_merges
         self._byte_ids = ([self._vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None)
-        left_ids, right_ids, self._results, growing = merge_ids(self._vocab, lefts, rights, self._prefix)
+        left_ids, right_ids, self._results, growing = ids or merge_ids(self._vocab, lefts, rights, self._prefix)
         # The pair -> rank dict is built on first use: it is a third of the load time.
         self._pair_ids: tuple[list[int], list[int]] | None = (left_ids, right_ids)
         self._ranks: dict[tuple[int, int], int] | None = None
-        self._no_rank = max((1 << 30) - 1, len(lefts))
+        self._no_rank = max((1 << 30) - 1, len(left_ids))
         injective = len(self._vocab_r) == len(self._vocab)
         self._scan_limit = _SCAN_UP_TO if growing and injective else 0
         self._cache = WordCache()
@@ -252,7 +255,9 @@ class BPE(VocabLookup):
     def from_config(cls, d: dict[str, Any], path: str) -> BPE:
         vocab = read_vocab(d, path)
         merges_path = join(path, "merges")
-        lefts, rights, positions = read_merges(required(d, "merges", list, path), merges_path)
+        raw = required(d, "merges", list, path)
+        ids = json_merge_ids(vocab, raw, d.get("continuing_subword_prefix"))
+        lefts, rights, positions = read_merges(raw, merges_path) if ids is None else ([], [], None)
         dropout = optional(d, "dropout", float, path)
         if dropout is not None:
             dropout = as_f32(dropout, join(path, "dropout"))
@@ -266,7 +271,7 @@ class BPE(VocabLookup):
                          end_of_word_suffix=optional(d, "end_of_word_suffix", str, path),
                          fuse_unk=optional(d, "fuse_unk", bool, path, False),
                          byte_fallback=optional(d, "byte_fallback", bool, path, False),
-                         ignore_merges=optional(d, "ignore_merges", bool, path, False))
+                         ignore_merges=optional(d, "ignore_merges", bool, path, False), ids=ids)
         except UnknownMergeToken as error:
             index = positions[error.rank] if positions else error.rank
             raise FormatError(error.reason, key=join(merges_path, index)) from None
