@@ -33,6 +33,7 @@ from .._config import required
 from ..regex.oniguruma import Pattern, compile_literal, compile_onig, read_pattern
 from ..regex.split_patterns import LLAMA3, QWEN2
 from .split_behavior import (
+    BEHAVIORS,
     Behavior,
     EmptyMatches,
     PatternProof,
@@ -55,6 +56,11 @@ from .split_behavior import (
 #   line break, however many spaces follow it.
 _PROVEN_ISOLATED = dict.fromkeys((LLAMA3, QWEN2), PatternProof(decided_within=2, reads_space_runs=True))
 
+# Onig patterns whose splitter (two `regex` compiles, about half a millisecond in a fresh process)
+# is made on first use instead of at load: each is known to compile (the tests compile it), so
+# no error moves from a load to an encode. "▁+" is the sentencepiece reader's word cut.
+_COMPILED_ON_FIRST_USE = frozenset({"\u2581+"})
+
 
 class Split(SplittingPreTokenizer):
     """Split pre-tokenizer.
@@ -76,6 +82,15 @@ class Split(SplittingPreTokenizer):
         self.is_regex = is_regex
         self.behavior = behavior
         self.invert = invert
+        if is_regex and dialect == "onig" and pattern in _COMPILED_ON_FIRST_USE and empty_matches == "drop" \
+                and behavior in BEHAVIORS.values():
+            self._key = key  # the splitter is made when first asked for (`__getattr__`)
+            return
+        self._splitter = self._make_splitter(key, dialect, empty_matches)
+        self.splits_empty_text = self._splitter.splits_empty_text
+
+    def _make_splitter(self, key: str, dialect: Literal["onig", "fancy"], empty_matches: EmptyMatches) -> RegexSplitter:
+        pattern, is_regex, behavior, invert = self.pattern, self.is_regex, self.behavior, self.invert
         compiled: Pattern
         if is_regex and dialect == "fancy":
             from ..regex.fancy import compile_fancy
@@ -85,8 +100,21 @@ class Split(SplittingPreTokenizer):
             compiled = compile_onig(pattern, key) if is_regex else compile_literal(pattern)
         proof = (_PROVEN_ISOLATED.get(pattern) if is_regex and dialect == "onig" and behavior == "isolated"
                  and not invert else None)
-        self._splitter = RegexSplitter(compiled, behavior, invert, proof, empty_matches)
-        self.splits_empty_text = self._splitter.splits_empty_text
+        return RegexSplitter(compiled, behavior, invert, proof, empty_matches)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without a splitter made on first use (made again after unpickling)."""
+        state = self.__dict__.copy()
+        if "_key" in state:
+            state.pop("_splitter", None)
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached while `_splitter` is unset (a pattern of `_COMPILED_ON_FIRST_USE`)
+        if name != "_splitter" or "_key" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._splitter = made = self._make_splitter(self.__dict__["_key"], "onig", "drop")
+        return made
 
     def batch_split(self) -> str | int | None:
         # sentencepiece's whitespace split as the readers write it, "▁+" merged with the next
