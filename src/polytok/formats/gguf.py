@@ -287,7 +287,7 @@ def _build_spm(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
     steps: list[Any] = [Replace(" ", "\u2581")]
     if vocab.flags["add_space_prefix"]:
         steps.append(Prepend("\u2581"))
-    model = SPM(list(zip(vocab.texts, vocab.scores or [0.0] * len(vocab.texts))))
+    model = SPM.from_columns(vocab.texts, vocab.token_ids, vocab.scores or [0.0] * len(vocab.texts))
     return model, Sequence(steps), _spm_word_cut(vocab.texts)
 
 
@@ -310,7 +310,8 @@ def _spm_word_cut(texts: list[str]) -> Any:
     if joined.count("\0") != len(texts) - 1:  # an entry holds a NUL itself: look entry by entry
         crossing = any(regex.search("[^\u2581]\u2581", text) for text in texts)
     else:
-        crossing = regex.search("[^\0\u2581]\u2581", joined) is not None
+        # a "▁" after another character of the same entry, searched for from each "▁"
+        crossing = regex.search("(?<=[^\0\u2581])\u2581", joined) is not None
     if crossing:
         return None
     return Split("\u2581+", "merged_with_next")
@@ -324,9 +325,13 @@ def _build_bpe(vocab: GGUFVocab) -> tuple[Any, Any, Any]:
 
     assert vocab.pre is not None
     merges = _merge_list(vocab.merges or [])
+    lefts, rights = (merges.lefts, merges.rights) if isinstance(merges, _MergePairs) else \
+        ([a for a, _ in merges], [b for _, b in merges])
     try:
-        model = BPE(vocab.token_ids, merges, ignore_merges=vocab.flags["ignore_merges"],
-                    byte_fallback=not vocab.pre.byte_encode, unknown_chars="block")
+        # the model keeps the reader's {text: id} (nothing else changes it)
+        model = BPE.from_columns(vocab.token_ids, lefts, rights, ignore_merges=vocab.flags["ignore_merges"],
+                                 byte_fallback=not vocab.pre.byte_encode,
+                                 pieces=vocab.texts if len(vocab.token_ids) == len(vocab.texts) else None)
     except UnknownMergeToken as exc:
         # llama.cpp stores merges as string pairs and never checks them against the vocabulary
         # (llama-vocab.cpp load, bpe_ranks.emplace); polytok's BPE needs ids, so it refuses the file

@@ -10,6 +10,7 @@ every id must be an integer in ``[0, 2**32)``; a JSON float such as ``5.0`` is r
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -172,14 +173,23 @@ class VocabLookup(ModelBase):
     """``token_to_id`` / ``id_to_token`` / ``get_vocab`` / ``vocab_size`` over ``_vocab`` and ``_vocab_r``."""
 
     _vocab: dict[str, int]
-    _vocab_r: dict[int, str]
+    _vocab_r: dict[int, str] | list[str]  # a list: `_vocab` is {_vocab_r[i]: i}, each token once
 
     def token_to_id(self, token: str) -> int | None:
         return self._vocab.get(token)
 
     def id_to_token(self, id: int) -> str | None:
         """The token of `id`; for an id shared by several tokens, the last of them in the vocab."""
-        return self._vocab_r.get(id)
+        tokens = self._vocab_r
+        if isinstance(tokens, list):  # answers as the {id: token} dict would, for any key equal to an id
+            at: Any = id
+            if type(at) is not int:
+                try:
+                    at = int(at) if isinstance(at, float) and at.is_integer() else operator.index(at)
+                except TypeError:
+                    return None
+            return tokens[at] if 0 <= at < len(tokens) else None
+        return tokens.get(id)
 
     def get_vocab(self) -> dict[str, int]:
         return dict(self._vocab)

@@ -205,16 +205,31 @@ class BPE(VocabLookup):
         if byte_level:
             self._can_cut = False  # the cache holds words as text; chunks would be byte forms
 
+    @classmethod
+    def from_columns(cls, vocab: dict[str, int], lefts: list[str], rights: list[str], *, ignore_merges: bool,
+                     byte_fallback: bool, pieces: list[str] | None = None) -> BPE:
+        """``BPE(vocab, list(zip(lefts, rights)), ignore_merges=..., byte_fallback=..., unknown_chars="block")``
+        (llama.cpp's model) without the pairs, and keeping `vocab` itself: the caller gives it up. `pieces`:
+        every id's token when `vocab` is ``{pieces[i]: i}``, each piece once; the model keeps it as its
+        id -> token table (a fifth of the memory of the ``{id: token}`` dict)."""
+        self = cls.__new__(cls)
+        self._setup(vocab, lefts, rights, dropout=None, unk_token=None, continuing_subword_prefix=None,
+                    end_of_word_suffix=None, fuse_unk=False, byte_fallback=byte_fallback, ignore_merges=ignore_merges,
+                    copy_vocab=False, pieces=pieces)
+        self._block = True
+        return self
+
     def _setup(self, vocab: dict[str, int], lefts: list[str], rights: list[str], *, dropout: float | None,
                unk_token: str | None, continuing_subword_prefix: str | None, end_of_word_suffix: str | None,
                fuse_unk: bool, byte_fallback: bool, ignore_merges: bool,
-               ids: tuple[list[int], list[int], list[int], bool] | None = None) -> None:
+               ids: tuple[list[int], list[int], list[int], bool] | None = None, copy_vocab: bool = True,
+               pieces: list[str] | None = None) -> None:
         """`ids`: ``merge_ids(vocab, lefts, rights, prefix)`` when the reader has it (then `lefts` and
-        `rights` are unused)."""
+        `rights` are unused); `copy_vocab` False: the model keeps `vocab` itself."""
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise FormatError("Dropout should be between 0 and 1, inclusive", key="dropout")
-        self._vocab = dict(vocab)
-        self._vocab_r = invert(self._vocab)
+        self._vocab = dict(vocab) if copy_vocab else vocab
+        self._vocab_r: dict[int, str] | list[str] = invert(self._vocab) if pieces is None else pieces
         self._dropout = dropout or None
         self._unk_token = unk_token
         self._prefix = continuing_subword_prefix or ""
@@ -242,7 +257,7 @@ class BPE(VocabLookup):
         """The compiled word loop, where it covers the model: no dropout, no affixes, ids that fit
         its tables (`_merger` is then built on first use, as the pair ranks are)."""
         ids = self._vocab_r
-        fits = not ids or (min(ids) >= 0 and max(ids) < 4 * len(ids) + (1 << 16))
+        fits = isinstance(ids, list) or not ids or (min(ids) >= 0 and max(ids) < 4 * len(ids) + (1 << 16))
         plain = not self._dropout and not self._prefix and not self._suffix
         if self._byte_level:  # the kernel merges bytes only for tiktoken's rule, every byte a token
             vocab = self._vocab
@@ -279,7 +294,7 @@ class BPE(VocabLookup):
 
     def _rank_by_token_id(self) -> None:
         """tiktoken's rule: a pair's rank is the id of its concatenation (see the module notes)."""
-        top = max(self._vocab_r, default=-1)
+        top = self._top_id()
         self._ranks = None
         self._pair_ids = None
         # a partial of a module function pickles (a closure would not) and runs as fast
@@ -401,7 +416,7 @@ class BPE(VocabLookup):
             start, end = 0, len(piece)
         if self._ignore_merges and end - start == len(piece) and self._vocab.get(piece) == id:
             return piece
-        return self._vocab_r.get(id, "")
+        return self.id_to_token(id) or ""
 
     def caches(self) -> list[BoundedCache[Any]]:
         return [self._cache]
@@ -428,12 +443,19 @@ class BPE(VocabLookup):
                     self._cut_mark, self._cut_after = cut_mark(self._vocab)
                 mark, unsafe = self._cut_mark, self._cut_after
             merger = self._merger = self._kernel.Merger(
-                self._vocab, self._vocab_r, max(self._vocab_r, default=-1), lefts, rights, results,
+                self._vocab, self._id_tokens(), self._top_id(), lefts, rights, results,
                 self._token_rank_of is not None, self._ignore_merges, self._scan_limit, mark, sorted(unsafe),
                 _CUT_FROM, CACHE_SIZE, CACHED_WORD_CHARS, self._byte_ids,
                 -1 if self._unk_token is None else self._vocab.get(self._unk_token, -2), self._fuse_unk, self._block,
                 self._byte_level)
         return merger
+
+    def _top_id(self) -> int:
+        return len(self._vocab_r) - 1 if isinstance(self._vocab_r, list) else max(self._vocab_r, default=-1)
+
+    def _id_tokens(self) -> dict[int, str]:
+        """``{id: token}`` (made for the call when the model holds a list of pieces)."""
+        return invert(self._vocab) if isinstance(self._vocab_r, list) else self._vocab_r
 
     def _rank_of(self) -> Any:
         """``get`` of the ``{(left_id, right_id): rank}`` dict; a pair listed twice keeps its last rank."""
@@ -553,6 +575,7 @@ class BPE(VocabLookup):
         return found
 
 
-def _token_id_rank(get: Any, pieces: dict[int, str], pair: tuple[int, int], default: int | None = None) -> int | None:
+def _token_id_rank(get: Any, pieces: dict[int, str] | list[str], pair: tuple[int, int],
+                   default: int | None = None) -> int | None:
     """``merge_priority="token_id"``: the id of the pair's concatenation (bound by `BPE._rank_by_token_id`)."""
     return get(pieces[pair[0]] + pieces[pair[1]], default)  # type: ignore[no-any-return]

@@ -124,6 +124,20 @@ class SPM(DeferredTables, PieceListLookup):
             raise FormatError(f"unknown must be 'spell', 'unk' (with unk_id) or 'byte_fallback', not {unknown!r}",
                               key="unknown")
         self._build_tables(vocab, mergeable, unused, whole_symbols)
+        self._setup(unknown, unk_id)
+
+    @classmethod
+    def from_columns(cls, pieces: list[str], ids: dict[str, int], scores: Iterable[float]) -> SPM:
+        """``SPM(list(zip(pieces, scores)))`` (llama.cpp's options) without the pairs: `ids` is
+        ``{piece: its last index}``, which the model keeps and does not change."""
+        if not pieces:
+            raise FormatError("the SPM vocabulary is empty", key="tokens")
+        self = cls.__new__(cls)
+        self._set_tables(pieces, ids, scores, None, None, ())
+        self._setup("spell", None)
+        return self
+
+    def _setup(self, unknown: Literal["spell", "unk", "byte_fallback"], unk_id: int | None) -> None:
         self._unknown = unknown
         self._byte_fallback = unknown != "unk"
         self._unk_id = unk_id
@@ -134,10 +148,17 @@ class SPM(DeferredTables, PieceListLookup):
     def _build_tables(self, vocab: Sequence[tuple[str, float]], mergeable: Sequence[bool] | None,
                       unused: Sequence[bool] | None, whole_symbols: Iterable[str]) -> None:
         """The lookups of the pure path (and of `_compiled` from them): see the class's Args."""
-        self._pieces = [piece for piece, _ in vocab]
-        self._ids = dict(zip(self._pieces, range(len(self._pieces))))
+        pieces = [piece for piece, _ in vocab]
+        self._set_tables(pieces, dict(zip(pieces, range(len(pieces)))), (score for _, score in vocab), mergeable,
+                         unused, whole_symbols)
+
+    def _set_tables(self, pieces: list[str], ids: dict[str, int], scores: Iterable[float],
+                    mergeable: Sequence[bool] | None, unused: Sequence[bool] | None,
+                    whole_symbols: Iterable[str]) -> None:
+        self._pieces = pieces
+        self._ids = ids
         # The score each piece merges with: the one of the id its text looks up (the last).
-        self._merge_score = dict(zip(self._pieces, map(float, (score for _, score in vocab))))
+        self._merge_score = dict(zip(self._pieces, map(float, scores)))
         self._outputs = self._ids
         if mergeable is not None and not all(mergeable):
             self._outputs = dict(self._ids)
