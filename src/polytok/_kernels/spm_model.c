@@ -110,28 +110,59 @@ typedef struct {
 #define HIGH_BITS 0x8080808080808080ULL
 #define LOW_BITS 0x0101010101010101ULL
 
+/* The bytes p[0:len] (len <= 8) packed into one word, the first lowest; `avail` bytes may be
+ * read from p: with 8 of them, one load. */
+static inline uint64_t
+short_word(const unsigned char *p, Py_ssize_t len, Py_ssize_t avail)
+{
+    uint64_t w = 0;
+    if (avail >= 8) {
+        memcpy(&w, p, 8); /* little-endian hosts only: see read() */
+        return len == 8 ? w : w & ((1ULL << (8 * len)) - 1);
+    }
+    for (Py_ssize_t i = 0; i < len; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+/* Whether the `n` (<= 8) bytes packed in `w` hold a zero byte (`w` is ASCII: no high bit). */
+static inline int
+has_nul(uint64_t w, Py_ssize_t n)
+{
+    uint64_t x = n == 8 ? w : w | ~((1ULL << (8 * n)) - 1); /* bytes past the n: 0xFF */
+    return ((x - LOW_BITS) & ~x & HIGH_BITS) != 0;
+}
+
 /* Whether p[0:len] is strict UTF-8 (what Python's decode("utf-8") accepts: no overlong form,
- * no surrogate, nothing above U+10FFFF), with its facts. Eight ASCII bytes at a time while
- * they last. */
+ * no surrogate, nothing above U+10FFFF), with its facts; `avail` (>= len) bytes may be read
+ * from p. ASCII is read a word (up to 8 bytes) at a time, and "\u2581" (E2 96 81, which starts
+ * most pieces) in one step. */
 static int
-scan_piece(const unsigned char *p, Py_ssize_t len, PieceFacts *facts)
+scan_piece(const unsigned char *p, Py_ssize_t len, Py_ssize_t avail, PieceFacts *facts)
 {
     Py_ssize_t i = 0;
     facts->nul = 0;
     facts->joins = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (w & HIGH_BITS)
-            break;
-        if ((w - LOW_BITS) & ~w & HIGH_BITS) /* a zero byte (exact for ASCII words) */
-            facts->nul = 1;
-    }
     while (i < len) {
         unsigned char c = p[i];
         if (c < 0x80) {
+            Py_ssize_t n = len - i < 8 ? len - i : 8;
+            uint64_t w = short_word(p + i, n, avail - i);
+            if (!(w & HIGH_BITS)) {
+                facts->nul |= has_nul(w, n);
+                i += n;
+                continue;
+            }
             facts->nul |= c == 0;
             i++;
+            continue;
+        }
+        /* the character before a "\u2581" at i > 0 is itself "\u2581" exactly when the three
+         * bytes before i are E2 96 81 (E2 is a lead byte) */
+        if (c == 0xE2 && len - i >= 3 && p[i + 1] == 0x96 && p[i + 2] == 0x81) {
+            if (i > 0 && !(i >= 3 && p[i - 3] == 0xE2 && p[i - 2] == 0x96 && p[i - 1] == 0x81))
+                facts->joins = 1;
+            i += 3;
             continue;
         }
         int more;
@@ -164,10 +195,6 @@ scan_piece(const unsigned char *p, Py_ssize_t len, PieceFacts *facts)
         }
         if (cp < least || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
             return 0;
-        /* the character before a "\u2581" at i > 0 is itself "\u2581" exactly when the three
-         * bytes before i are E2 96 81 (E2 is a lead byte) */
-        if (cp == 0x2581 && i > 0 && !(i >= 3 && p[i - 3] == 0xE2 && p[i - 2] == 0x96 && p[i - 1] == 0x81))
-            facts->joins = 1;
         i += more + 1;
     }
     return 1;
@@ -187,7 +214,7 @@ read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r, P
         Py_ssize_t a = pos + 2, b = a + p[pos + 1];
         if (b + 5 <= stop && p[b] == 0x15 && (b + 5 == stop || (b + 7 == stop && p[b + 5] == 0x18
                                                                 && p[b + 6] >= 1 && p[b + 6] <= 6))) {
-            if (!scan_piece(p + a, b - a, facts))
+            if (!scan_piece(p + a, b - a, stop - a, facts))
                 return 0;
             r->start = (uint32_t)a;
             r->len = (uint32_t)(b - a);
@@ -209,7 +236,7 @@ read_piece(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, Record *r, P
         seen |= 1 << number;
         if (number == 1) {
             Py_ssize_t a, b;
-            if (wire != 2 || length_field(p, &pos, stop, &a, &b) < 0 || !scan_piece(p + a, b - a, facts))
+            if (wire != 2 || length_field(p, &pos, stop, &a, &b) < 0 || !scan_piece(p + a, b - a, stop - a, facts))
                 return 0;
             r->start = (uint32_t)a;
             r->len = (uint32_t)(b - a);
@@ -387,23 +414,20 @@ add_spec(Vocab *v, const unsigned char *p, Py_ssize_t a, Py_ssize_t b, uint64_t 
 
 /* ---- the index --------------------------------------------------------------------- */
 
-/* Eight bytes at a time, the tail packed into one word; mix64 spreads it. */
+/* Eight bytes at a time, the tail packed into one word (`short_word`; `avail` >= len bytes may
+ * be read from s); mix64 spreads it. */
 static inline uint64_t
-hash_bytes(const unsigned char *s, Py_ssize_t len)
+hash_bytes(const unsigned char *s, Py_ssize_t len, Py_ssize_t avail)
 {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
-    for (; len >= 8; s += 8, len -= 8) {
+    for (; len >= 8; s += 8, len -= 8, avail -= 8) {
         uint64_t w;
         memcpy(&w, s, 8);
         h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
         h ^= h >> 32;
     }
-    if (len > 0) {
-        uint64_t w = 0;
-        for (Py_ssize_t i = 0; i < len; i++)
-            w |= (uint64_t)s[i] << (8 * i);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-    }
+    if (len > 0)
+        h = (h ^ short_word(s, len, avail)) * 0xFF51AFD7ED558CCDULL;
     return mix64(h);
 }
 
@@ -418,7 +442,7 @@ static Py_ssize_t
 find(const Vocab *v, const unsigned char *s, Py_ssize_t len)
 {
     const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
-    for (size_t slot = (size_t)hash_bytes(s, len) & v->mask;; slot = (slot + 1) & v->mask) {
+    for (size_t slot = (size_t)hash_bytes(s, len, len) & v->mask;; slot = (slot + 1) & v->mask) {
         int32_t id = v->slots[slot];
         if (id < 0)
             return -1;
@@ -450,7 +474,8 @@ static void
 index_piece(Vocab *v, Py_ssize_t id, const Record *r)
 {
     const unsigned char *base = (const unsigned char *)PyBytes_AS_STRING(v->data);
-    size_t slot = (size_t)hash_bytes(base + r->start, r->len) & v->mask;
+    Py_ssize_t avail = PyBytes_GET_SIZE(v->data) - (Py_ssize_t)r->start;
+    size_t slot = (size_t)hash_bytes(base + r->start, r->len, avail) & v->mask;
     for (;; slot = (slot + 1) & v->mask) {
         int32_t other = v->slots[slot];
         if (other < 0) {
