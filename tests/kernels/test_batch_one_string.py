@@ -119,3 +119,26 @@ def test_the_kept_word_cache_gives_the_same_ids_on_every_call_and_thread():
         assert pipeline.encode(lines, 0, len(lines)) == want
         assert encode_on_threads(pipeline, lines, 4) == want
     assert pipeline.encode(lines[::-1], 0, len(lines)) == want[::-1]
+
+
+def letters(i: int) -> str:
+    out = ""
+    while True:
+        i, digit = divmod(i, 26)
+        out += "abcdefghijklmnopqrstuvwxyz"[digit]
+        if not i:
+            return out
+
+
+def test_the_kept_word_cache_grows_and_empties_with_the_same_ids():
+    """More distinct words than the kept cache holds at its largest (it doubles, keeping its
+    entries, then is emptied when half full), over several calls."""
+    fast = polytok.load(path_of("cl100k_base-tiktoken"))
+    pure = pure_of("cl100k_base-tiktoken")
+    pipeline = fast.batch_pipeline(False)
+    words = [" " + letters(i) for i in range(140000)]
+    lines = ["".join(words[i:i + 500]) for i in range(0, len(words), 500)]
+    want = [pure.encode(line, add_special=False) for line in lines]
+    for _ in range(2):
+        assert pipeline.encode(lines, 0, len(lines)) == want
+    assert fast.encode("".join(lines), add_special=False) == [i for ids in want for i in ids]
