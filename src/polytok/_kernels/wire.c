@@ -4,7 +4,7 @@
  *
  * The compiled half of polytok.formats.sentencepiece (read_model_proto),
  * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_merge_pairs, _merge_list),
- * polytok.models._bpe_merges (read_merges, merge_ids) and polytok.models.unigram (serde_f64), which
+ * polytok.models._bpe_merges (read_merges, merge_ids, json_merge_ids) and polytok.models.unigram (serde_f64), which
  * define the semantics. These functions never raise a FormatError: on anything
  * they do not read exactly as the pure reader does (a broken length, invalid UTF-8, an
  * unusual field), they stop or answer None, and the pure reader takes over from there,
