@@ -134,6 +134,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         # tiktoken's split of a pattern that matches the empty text: each empty text between
         # special tokens is pre-tokenized too (`special.with_empty_texts`)
         self._empty_texts = pt is not None and pt.splits_empty_text
+        self.__dict__.pop("_cuts_known", None)  # (`_cuts_text` asks again)
 
     @property
     def fast_path(self) -> bool:
