@@ -410,3 +410,37 @@ def test_random_specs_read_in_c_as_the_pure_reader(specs):
     data = b"".join(BASE) + b"".join(field(number, b"".join(field(n, v) for n, v in fields))
                                      for number, fields in specs)
     assert _compiled_specs(data) == _proto_specs(data)
+
+
+# -- the byte pieces, counted and found in C -----------------------------------------------------
+
+def _byte_model(names: list[str], byte_fallback: bool = True) -> bytes:
+    pieces = [piece("<unk>", 0.0, UNKNOWN)] + [piece(name, 0.0, BYTE) for name in names] + [piece("a", -1.0)]
+    return model(pieces, trainer=field(35, int(byte_fallback)))
+
+
+ALL_BYTES = [f"<0x{b:02X}>" for b in range(256)]
+BYTE_CASES = {
+    "all 256": (ALL_BYTES, 256), "255": (ALL_BYTES[:255], 255), "none": ([], 0),
+    "lower-case hex": (ALL_BYTES[:10] + ["<0x0a>"], None), "short": (["<0x0A"], None), "not hex": (["<0xGG>"], None),
+    "other text": (["<0X0A>"], None), "long": (["<0x0AB>"], None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BYTE_CASES))
+@pytest.mark.parametrize("byte_fallback", [True, False])
+def test_byte_pieces_are_counted_and_found_as_the_pure_checks_do(case, byte_fallback, tmp_path):
+    names, count = BYTE_CASES[case]
+    data = _byte_model(names, byte_fallback)
+    vocab = compiled("spm_model").read(data)
+    assert vocab.byte_count == count
+    assert vocab.byte_ids() == [names.index(n) + 1 if n in names else None for n in ALL_BYTES]
+    _same_outcome(data, tmp_path)
+
+
+@pytest.mark.parametrize("name", [n for n, _ in REAL] + SYNTHETIC)
+def test_byte_ids_are_the_ids_of_the_byte_pieces(name):
+    data = _path(name).read_bytes()
+    pieces = read_model_proto(data, "x").pieces
+    assert compiled("spm_model").read(data).byte_ids() == [pieces.index(n) if n in pieces else None
+                                                           for n in ALL_BYTES]

@@ -64,6 +64,8 @@ typedef struct {
     int usual;
     int joins_space;   /* a usable piece holds "\u2581" right after another character */
     double min_normal; /* the least NORMAL score, NaN if none */
+    uint64_t bytes_named[4]; /* the bytes b whose "<0xHH>" is the text of a BYTE piece */
+    int byte_names_valid; /* every BYTE piece's text is "<0xHH>" (upper-case hex) */
 } Vocab;
 
 static PyTypeObject VocabType;
@@ -490,6 +492,28 @@ index_piece(Vocab *v, Py_ssize_t id, const Record *r)
     }
 }
 
+static const char HEX[] = "0123456789ABCDEF";
+
+/* The value of the upper-case hex digit c, or -1. */
+static inline int
+hex_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Notes which byte a BYTE piece's text names ("<0xHH>"), or that one names none. */
+static void
+note_byte_piece(Vocab *v, const unsigned char *s, uint32_t len)
+{
+    int hi = len == 6 ? hex_digit(s[3]) : -1, lo = len == 6 ? hex_digit(s[4]) : -1;
+    if (hi < 0 || lo < 0 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || s[5] != '>') {
+        v->byte_names_valid = 0;
+        return;
+    }
+    int b = hi << 4 | lo;
+    v->bytes_named[b >> 6] |= 1ULL << (b & 63);
+}
+
 /* The per-piece checks and facts of piece `id` (see the module notes). */
 static void
 check_piece(Vocab *v, Py_ssize_t id, const Record *r, const PieceFacts *facts)
@@ -502,6 +526,8 @@ check_piece(Vocab *v, Py_ssize_t id, const Record *r, const PieceFacts *facts)
         v->min_normal = r->score;
     if (facts->joins && r->type != CONTROL && r->type != UNKNOWN && r->type != BYTE)
         v->joins_space = 1;
+    if (r->type == BYTE)
+        note_byte_piece(v, (const unsigned char *)PyBytes_AS_STRING(v->data) + r->start, r->len);
 }
 
 /* ---- read -------------------------------------------------------------------------- */
@@ -602,6 +628,8 @@ spm_read(PyObject *module, PyObject *data)
     v->usual = 1;
     v->joins_space = 0;
     v->min_normal = NAN;
+    memset(v->bytes_named, 0, sizeof(v->bytes_named));
+    v->byte_names_valid = 1;
     if (v->records == NULL || v->types == NULL || v->odd == NULL || v->specs == NULL || v->spec_fields == NULL
         || v->strs == NULL) {
         if (v->strs == NULL)
@@ -736,6 +764,37 @@ Vocab_scores(Vocab *self, PyObject *unused)
     return out;
 }
 
+/* byte_ids() -> list: per byte b, the id of the piece "<0xHH>" (upper-case hex), None if none. */
+static PyObject *
+Vocab_byte_ids(Vocab *self, PyObject *unused)
+{
+    PyObject *out = PyList_New(256);
+    unsigned char name[6] = {'<', '0', 'x', 0, 0, '>'};
+    for (int b = 0; out != NULL && b < 256; b++) {
+        name[3] = (unsigned char)HEX[b >> 4];
+        name[4] = (unsigned char)HEX[b & 15];
+        Py_ssize_t id = find(self, name, 6);
+        PyObject *item = id < 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(id);
+        if (item == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, b, item);
+    }
+    return out;
+}
+
+static PyObject *
+Vocab_get_byte_count(Vocab *self, void *closure)
+{
+    if (!self->byte_names_valid)
+        Py_RETURN_NONE;
+    int count = 0;
+    for (int k = 0; k < 4; k++)
+        for (uint64_t w = self->bytes_named[k]; w; w &= w - 1)
+            count++;
+    return PyLong_FromLong(count);
+}
+
 static PyObject *
 Vocab_reduce(Vocab *self, PyObject *unused)
 {
@@ -776,12 +835,16 @@ static PyGetSetDef Vocab_getset[] = {
     {"joins_space", (getter)Vocab_get_flag, NULL,
      "a piece that is not CONTROL, UNKNOWN or BYTE holds a \\u2581 right after another character", (void *)1},
     {"min_normal_score", (getter)Vocab_get_min_normal, NULL, "the least NORMAL score, None if none", NULL},
+    {"byte_count", (getter)Vocab_get_byte_count, NULL,
+     "how many distinct bytes the BYTE pieces name (\"<0xHH>\"); None if one names none", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyMethodDef Vocab_methods[] = {
     {"find", (PyCFunction)Vocab_find, METH_O, "find(piece) -> int: the piece's id, -1 if none"},
     {"scores", (PyCFunction)Vocab_scores, METH_NOARGS, "scores() -> list[float]"},
+    {"byte_ids", (PyCFunction)Vocab_byte_ids, METH_NOARGS,
+     "byte_ids() -> list: per byte, the id of its \"<0xHH>\" piece, None if none"},
     {"__reduce__", (PyCFunction)Vocab_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -86,28 +86,37 @@ def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
     """sentencepiece's load checks; returns the model's unknown id (None when there is none)."""
     if proto.vocab is None:  # else spm_model has checked every piece (`Vocab.usual`)
         _check_every_piece(proto)
-    pieces, types = proto.pieces, proto.types
+    types = proto.types
     special = [i for i in odd if types[i] in (UNKNOWN, BYTE)]
     unknown = [i for i in special if types[i] == UNKNOWN]
     if len(unknown) > 1:
         raise _fail(proto, f"unk is already defined (pieces[{unknown[0]}])", f"pieces[{unknown[1]}]")
     byte_fallback = proto.trainer("byte_fallback", False)
+    # spm_model counts the bytes the BYTE pieces name (None: one names none, and the walk says which)
+    named = proto.vocab.byte_count if proto.vocab is not None and byte_fallback else None
+    found = named if named is not None else _bytes_named(proto, special, byte_fallback)
+    if not unknown and not byte_fallback:
+        raise _fail(proto, "unk is not defined", "pieces")
+    if byte_fallback and found != 256:
+        raise _fail(proto, f"there are {found} byte pieces, not 256, although byte_fallback is true", "pieces")
+    return unknown[0] if unknown else None
+
+
+def _bytes_named(proto: ModelProto, special: list[int], byte_fallback: bool) -> int:
+    """How many distinct bytes the BYTE pieces among `special` name; raises at a BYTE piece
+    without byte_fallback, or one that is not ``<0xHH>``."""
+    pieces, types = proto.pieces, proto.types
     bytes_found: set[int] = set()
     for index in special:
-        piece = pieces[index]
         if types[index] != BYTE:
             continue
+        piece = pieces[index]
         if not byte_fallback:
             raise _fail(proto, f"byte piece {piece!r} is found although byte_fallback is false", f"pieces[{index}]")
         if piece not in _byte_pieces():
             raise _fail(proto, f"byte piece {piece!r} is invalid", f"pieces[{index}]")
         bytes_found.add(_byte_pieces()[piece])
-    if not unknown and not byte_fallback:
-        raise _fail(proto, "unk is not defined", "pieces")
-    if byte_fallback and len(bytes_found) != 256:
-        raise _fail(proto, f"there are {len(bytes_found)} byte pieces, not 256, although byte_fallback is true",
-                    "pieces")
-    return unknown[0] if unknown else None
+    return len(bytes_found)
 
 
 def _check_every_piece(proto: ModelProto) -> None:
@@ -250,7 +259,7 @@ def _bpe_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, us
 
 def _byte_ids(vocab: Any) -> list[int | None]:
     """The id of each byte's ``<0xHH>`` piece (None: none) in a model read in C."""
-    return [None if found < 0 else found for found in map(vocab.find, _byte_pieces())]
+    return vocab.byte_ids()  # type: ignore[no-any-return]
 
 
 def _indices(values: list[Any], value: Any) -> list[int]:
