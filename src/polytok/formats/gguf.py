@@ -152,9 +152,16 @@ def _check_types(meta: GGUFMetadata) -> None:
 def _check_byte_tokens(texts: list[str], token_types: Any, file: str) -> None:
     """A BYTE token must be written ``<0xNN>``: llama.cpp reads its byte from the text when it decodes
     (llama-vocab.cpp token_to_byte, which aborts for other vocabulary types), so refuse it at load."""
-    if token_types is None or _BYTE_TYPE not in token_types:
+    count = 0 if token_types is None else token_types.count(_BYTE_TYPE)
+    if not count:
         return
-    for i in compress(range(len(token_types)), map(_BYTE_TYPE.__eq__, token_types)):
+    first = token_types.index(_BYTE_TYPE)
+    byte_ids: Sequence[int] = range(first, first + count)  # the usual layout: one run of BYTE tokens
+    if token_types[first:first + count].count(_BYTE_TYPE) != count:
+        byte_ids = list(compress(range(len(token_types)), map(_BYTE_TYPE.__eq__, token_types)))
+    if all(map(re.compile(_BYTE_TEXT).fullmatch, map(texts.__getitem__, byte_ids))):
+        return
+    for i in byte_ids:
         if not re.fullmatch(_BYTE_TEXT, texts[i]):
             raise FormatError(f"token {i} {texts[i]!r} has type BYTE but is not written <0xNN>", file=file,
                               key=f"{Tokenizer.TOKEN_TYPE}[{i}]")
