@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import struct
 from collections.abc import Iterable, Iterator
 from functools import cached_property
@@ -106,6 +107,23 @@ def _joined_zones(text: str) -> list[tuple[int, int]]:
     return zones
 
 
+_UTF8_CHUNK = 1 << 13
+
+
+def _is_utf8(data: memoryview) -> bool:
+    """Whether `data` is UTF-8 (what ``bytes.decode("utf-8")`` accepts), decoded in chunks whose
+    text is dropped as it is made: a charsmap pool's whole text is ~60,000 wide characters, new
+    memory on every load."""
+    decode = codecs.getincrementaldecoder("utf-8")().decode
+    try:
+        for at in range(0, len(data), _UTF8_CHUNK):
+            decode(data[at:at + _UTF8_CHUNK])
+        decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class Charsmap:
     """The parsed blob: a Darts-clone double array over UTF-8 keys and a replacement pool."""
 
@@ -116,12 +134,18 @@ class Charsmap:
         n_units = trie_size // 4
         if 4 + 4 * n_units > len(blob):
             raise ValueError(f"trie of {trie_size} bytes but only {len(blob) - 4} follow the header")
-        self.blob = blob  # as given: the compiled kernel reads it (`Precompiled._build_kernel`)
-        self.pool = blob[4 + 4 * n_units:]
-        try:
-            self.pool.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
+        self.blob = blob  # as given: the compiled kernel reads it (`Precompiled._make_kernel`)
+        self._pool_at = 4 + 4 * n_units
+        if not _is_utf8(memoryview(blob)[self._pool_at:]):
+            try:
+                blob[self._pool_at:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
+
+    @cached_property
+    def pool(self) -> bytes:
+        """The replacement strings, NUL-terminated (sliced on first use: the compiled path reads `blob`)."""
+        return self.blob[self._pool_at:]
 
     @cached_property
     def units(self) -> tuple[int, ...]:
@@ -129,9 +153,10 @@ class Charsmap:
         return struct.unpack_from(f"<{(len(self.blob) - 4 - len(self.pool)) // 4}I", self.blob, 4)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the unpacked units (`blob` holds them)."""
+        """Pickled without the unpacked units and the pool (`blob` holds them)."""
         state = self.__dict__.copy()
         state.pop("units", None)
+        state.pop("pool", None)
         return state
 
     def unit(self, pos: int) -> int:
