@@ -221,21 +221,22 @@ def test_ignore_merges_takes_a_whole_word_the_merge_would_not_make():
 def test_only_the_plain_byte_level_model_has_a_batch_form():
     vocab = {c: i for i, c in enumerate(BYTES_TO_CHARS)} | {"ab": 256}
     assert BPE(vocab, [], merge_priority="token_id", byte_level=True).batch_kernel() is not None
+    assert BPE(vocab, [], merge_priority="token_id", byte_level=True, ignore_merges=True).batch_kernel() is not None
     assert BPE(vocab, [], merge_priority="token_id", byte_level=True, dropout=0.5).batch_kernel() is None
-    assert BPE(vocab, [], merge_priority="token_id").batch_kernel() is None  # not byte_level
-    assert BPE(vocab, [("a", "b")]).batch_kernel() is None
     with pure_path():
         assert BPE(vocab, [], merge_priority="token_id", byte_level=True).batch_kernel() is None
-    assert batch_merger(False, object(), lambda: 1) is None
     assert batch_merger(True, None, lambda: 1) is None
 
 
 def test_a_merger_the_entry_does_not_cover_is_refused():
-    """A Merger over spelt words (HF's) is not a batch model: its words are not UTF-8 text."""
+    """A Merger over spelt words with ignore_merges (its whole-word lookup reads the vocabulary
+    dict) is not a batch model."""
     module = compiled("batch")
     vocab = {c: i for i, c in enumerate(BYTES_TO_CHARS)} | {"ab": 256}
-    plain = BPE(vocab, [("a", "b")])
-    plain.tokenize("ab")
-    merger = plain._compiled()
+    model = BPE(vocab, [("a", "b")], ignore_merges=True)
+    model.tokenize("ab")
+    assert model.batch_kernel() is None
+    merger = model._compiled()
+    assert not merger.batch_covered()
     with pytest.raises(TypeError, match="model must be"):
         module.Pipeline(None, "", False, False, False, "", merger)

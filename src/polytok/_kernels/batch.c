@@ -5,12 +5,14 @@
  * from each stage's `batch_kernel()`):
  *
  * - normalizer: a `charsmap.Charsmap` run with sentencepiece's rules (`Precompiled.normalize`
- *   with a longest-match table) and its space settings, or None;
+ *   with a longest-match table) and its space settings, a `(pattern, content)` tuple (the
+ *   `Replace` of a literal: `str.replace`), or None;
  * - split: "" (none); one character c: the pre-tokenizer `Split("c+", merged_with_next)`,
  *   which cuts the text before every run of c but at its start; or an int: a scanner of
  *   `split.SCANNERS` (`findall` of a known pattern, `regex.scanners`);
- * - model: a `spm_merge.Merger` (each word), a byte_level `bpe_merge.Merger` (each word's UTF-8
- *   bytes merge, tiktoken's rule) or a `unigram.Lattice` (the whole text).
+ * - model: a `spm_merge.Merger` (each word), a `bpe_merge.Merger` (each word, cut into chunks
+ *   as `BPE._cut` does; a byte_level one merges each word's UTF-8 bytes, tiktoken's rule) or a
+ *   `unigram.Lattice` (the whole text).
  *
  * They are called through the C entry points their modules offer (kernel_api.h), which touch no
  * Python object, so `encode(texts, start, stop)` reads the texts, runs every stage on each and
@@ -29,7 +31,7 @@
 #include "kernel_api.h"
 #include "kernel_util.h"
 
-enum { MODEL_SPM = 1, MODEL_UNIGRAM = 2, MODEL_BPE_BYTES = 3 };
+enum { MODEL_SPM = 1, MODEL_UNIGRAM = 2, MODEL_BPE = 3 };
 
 typedef int (*WordIds)(PyObject *model, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count);
 enum { LINE_DONE = 0, LINE_PURE = 1 };
@@ -95,6 +97,8 @@ static void cache_free(WordCache *c) {
 typedef struct {
     PyObject_HEAD
     PyObject *normalizer; /* a Charsmap, or NULL */
+    Py_UCS4 *replace;     /* or a literal replace: the pattern's code points, then the content's (raw-allocated) */
+    Py_ssize_t pattern_len, content_len;
     char *space;          /* its space's UTF-8 (raw-allocated) */
     Py_ssize_t space_len;
     int prefix, suffix, remove_extra;
@@ -121,6 +125,7 @@ static void Pipeline_dealloc(Pipeline *self) {
     if (self->kept) cache_free(self->kept);
     PyMem_RawFree(self->kept);
     Py_XDECREF(self->normalizer);
+    PyMem_RawFree(self->replace);
     Py_XDECREF(self->model);
     PyMem_RawFree(self->space);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -140,11 +145,33 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#pppOO", kwlist, &normalizer, &space, &space_len, &prefix,
                                      &suffix, &remove_extra, &split, &model))
         return -1;
-    if (normalizer != Py_None) {
+    if (PyTuple_Check(normalizer)) {
+        PyObject *pattern, *content;
+        if (self->replace || !PyArg_ParseTuple(normalizer, "UU", &pattern, &content)) {
+            PyErr_SetString(PyExc_TypeError, "a replace normalizer is (pattern: str, content: str)");
+            return -1;
+        }
+        Py_ssize_t pattern_len = PyUnicode_GET_LENGTH(pattern), content_len = PyUnicode_GET_LENGTH(content);
+        if (pattern_len == 0) {
+            PyErr_SetString(PyExc_ValueError, "the replace pattern must not be empty");
+            return -1;
+        }
+        self->replace = PyMem_RawMalloc((size_t)(pattern_len + content_len) * sizeof(Py_UCS4));
+        if (!self->replace) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (!PyUnicode_AsUCS4(pattern, self->replace, pattern_len, 0) ||
+            (content_len && !PyUnicode_AsUCS4(content, self->replace + pattern_len, content_len, 0)))
+            return -1;
+        self->pattern_len = pattern_len;
+        self->content_len = content_len;
+        normalizer = Py_None;
+    } else if (normalizer != Py_None) {
         self->charsmap_api = PyCapsule_Import(CHARSMAP_API_NAME, 0);
         if (!self->charsmap_api) return -1;
         if (!PyObject_TypeCheck(normalizer, self->charsmap_api->type)) {
-            PyErr_SetString(PyExc_TypeError, "normalizer must be a charsmap.Charsmap or None");
+            PyErr_SetString(PyExc_TypeError, "normalizer must be a charsmap.Charsmap, a (pattern, content) tuple or None");
             return -1;
         }
         if (space_len == 0) {
@@ -195,7 +222,7 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     }
     if (!is_spm && !is_unigram && !is_bpe) {
         PyErr_SetString(PyExc_TypeError,
-                        "model must be a spm_merge.Merger, a byte_level bpe_merge.Merger or a unigram.Lattice");
+                        "model must be a spm_merge.Merger, a bpe_merge.Merger its C entry covers or a unigram.Lattice");
         return -1;
     }
     self->space = PyMem_RawMalloc((size_t)space_len + 1);
@@ -217,7 +244,7 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
     self->remove_extra = remove_extra;
     self->split = split_cp;
     self->scanner = scanner;
-    self->model_kind = is_spm ? MODEL_SPM : is_bpe ? MODEL_BPE_BYTES : MODEL_UNIGRAM;
+    self->model_kind = is_spm ? MODEL_SPM : is_bpe ? MODEL_BPE : MODEL_UNIGRAM;
     self->word_ids = is_spm ? self->spm_api->word_ids : is_bpe ? self->bpe_api->word_ids : NULL;
     self->normalizer = normalizer == Py_None ? NULL : Py_NewRef(normalizer);
     self->model = Py_NewRef(model);
@@ -229,6 +256,7 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
 
 typedef struct {
     Grow utf8;  /* char: the text as UTF-8 */
+    Grow spare; /* Py_UCS4: the replaced text, then swapped with `cps` */
     Grow cps;   /* Py_UCS4: the normalized text's code points */
     Grow ids;   /* int32_t: every text's ids, one after the other */
     Py_ssize_t n_ids;
@@ -299,6 +327,7 @@ static int cache_add(WordCache *c, const Py_UCS4 *cps, Py_ssize_t n, uint32_t ha
 
 static void scratch_free(Scratch *s) {
     PyMem_RawFree(s->utf8.data);
+    PyMem_RawFree(s->spare.data);
     PyMem_RawFree(s->cps.data);
     PyMem_RawFree(s->ids.data);
     PyMem_RawFree(s->ends);
@@ -386,8 +415,60 @@ static int read_cps(const Text *t, Scratch *s, Py_ssize_t *n) {
     return 0;
 }
 
+/* `Replace.normalize` of a literal pattern (`str.replace`: its leftmost matches, not
+ * overlapping) on s->cps[0:*n]; 0, or -1 out of memory. */
+static int replace_cps(const Pipeline *p, Scratch *s, Py_ssize_t *n) {
+    const Py_UCS4 *pattern = p->replace, *content = p->replace + p->pattern_len;
+    Py_ssize_t m = p->pattern_len, c = p->content_len, len = *n, hits = 0;
+    const Py_UCS4 *in = s->cps.data;
+    for (Py_ssize_t i = 0; i + m <= len;) {
+        if (in[i] == pattern[0] && memcmp(in + i, pattern, (size_t)m * sizeof(Py_UCS4)) == 0) {
+            hits++;
+            i += m;
+        } else {
+            i++;
+        }
+    }
+    if (hits == 0) return 0;
+    if (c > m && hits > (PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Py_UCS4) - len) / (c - m)) return -1;
+    Py_ssize_t size = len + hits * (c - m);
+    if (grow(&s->spare, size + 1, sizeof(Py_UCS4)) < 0) return -1;
+    Py_UCS4 *out = s->spare.data;
+    Py_ssize_t k = 0, i = 0;
+    while (i < len) {
+        if (i + m <= len && in[i] == pattern[0] && memcmp(in + i, pattern, (size_t)m * sizeof(Py_UCS4)) == 0) {
+            memcpy(out + k, content, (size_t)c * sizeof(Py_UCS4));
+            k += c;
+            i += m;
+        } else {
+            out[k++] = in[i++];
+        }
+    }
+    Grow swap = s->cps;
+    s->cps = s->spare;
+    s->spare = swap;
+    *n = k;
+    return 0;
+}
+
+/* A per-word model on the word cps[start:end] (`BPE._cut`'s chunks each), the ids appended to s->ids. */
+static int word_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t end);
+
 /* The model on cps[start:end], the ids appended to s->ids. */
 static int model_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t end) {
+    if (p->model_kind != MODEL_BPE) return word_ids(p, s, start, end);
+    Py_ssize_t n = end - start;
+    for (Py_ssize_t at = start; at < end;) {
+        Py_ssize_t stop = start + p->bpe_api->chunk_end(p->model, (const Py_UCS4 *)s->cps.data + start, n, at - start);
+        if (stop <= at || stop > end) return 1; /* never: chunks are non-empty and in the word */
+        int status = word_ids(p, s, at, stop);
+        if (status) return status;
+        at = stop;
+    }
+    return 0;
+}
+
+static int word_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t end) {
     Py_ssize_t n = end - start;
     if (n > (PY_SSIZE_T_MAX - s->n_ids) / 4 || grow(&s->ids, s->n_ids + 4 * n, sizeof(int32_t)) < 0) return -1;
     const Py_UCS4 *cps = (const Py_UCS4 *)s->cps.data + start;
@@ -441,6 +522,10 @@ static int encode_text(const Pipeline *p, const Text *t, Scratch *s) {
     } else {
         status = read_cps(t, s, &n);
         if (status) return status;
+        if (p->replace) {
+            status = replace_cps(p, s, &n);
+            if (status) return status;
+        }
     }
     if (n == 0) return 0;
     if (p->scanner >= 0) {

@@ -46,8 +46,9 @@
  * same result as the pure loops on the byte form. `tokenize_all` then keeps its own word cache,
  * keyed by the word's code units and kind (`WordCache`'s bounds), in place of the dict.
  *
- * The module's `_C_API` capsule (kernel_api.h, BpeMergeAPI) offers a byte_level Merger's merge
- * of one word on code points, without the GIL, to the batch kernel; it reads the tables only.
+ * The module's `_C_API` capsule (kernel_api.h, BpeMergeAPI) offers the merge of one word on code
+ * points and the cut, without the GIL, to the batch kernel: a byte_level Merger's, and that of a
+ * Merger over spelt words without blocked characters or ignore_merges; they read the tables only.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -961,13 +962,13 @@ static inline int utf8_bytes(Py_UCS4 cp, uint8_t *out) {
     return utf8_encode(cp, out);
 }
 
-/* `BPE._symbols` of word[start..end) (no affixes): the initial symbol ids into `sym` (room for
+/* `BPE._symbols` of word[start..end) (no affixes; the word's code units of `kind` at `data`,
+ * PyUnicode_4BYTE_KIND for an array of code points): the initial symbol ids into `sym` (room for
  * 4 per character: a character adds at most its 4 byte tokens, or a pending unk and itself
  * after a character that added none). Returns their count, or -1 when the pure loop would
  * raise (the word is left to it). A blocked character is the symbol -1. */
-static Py_ssize_t word_symbols(const Merger *m, PyObject *word, Py_ssize_t start, Py_ssize_t end, int32_t *sym) {
-    int kind = PyUnicode_KIND(word);
-    const void *data = PyUnicode_DATA(word);
+static Py_ssize_t word_symbols(const Merger *m, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
+                               int32_t *sym) {
     Py_ssize_t k = 0;
     int pending = 0; /* an unk symbol not yet written (HF writes byte tokens before it) */
     for (Py_ssize_t i = start; i < end; i++) {
@@ -1140,20 +1141,20 @@ static PyObject *byte_word_ids(const Merger *m, PyObject *word) {
     return result;
 }
 
-/* -- byte_level: the capsule's entry (kernel_api.h) ---------------------------------------- */
+/* -- the capsule's entries (kernel_api.h) ------------------------------------------------- */
 
+/* Whether the entries decide this Merger's words: a byte_level one, or one over spelt words
+ * without blocked characters or ignore_merges (its whole-word lookup reads the vocabulary dict). */
 static int api_covers(PyObject *merger) {
     const Merger *m = (const Merger *)merger;
-    return m->ready && m->byte_level;
+    return m->ready && (m->byte_level || (!m->block && !m->ignore_merges));
 }
 
 /* `byte_word` on code points, without the GIL: the tables only (fixed once built; the word
  * cache, written with the GIL held, is not read), scratch per call from the raw allocator.
  * 0 with the ids in out[0..*count) (room for 4 * n), 1 where the pure loop takes the word (a
  * surrogate, or no word), -1 out of memory. */
-static int api_word_ids(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
-    const Merger *m = (const Merger *)merger;
-    if (!m->ready || !m->byte_level || n <= 0 || n >= INT32_MAX / 4) return 1;
+static int api_byte_word_ids(const Merger *m, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
     uint8_t stack_bytes[4 * STACK_SYMBOLS + 8]; /* (8 bytes of slack: bytes_rank reads 8 at once) */
     uint8_t *w = stack_bytes;
     if (n > STACK_SYMBOLS) {
@@ -1196,6 +1197,43 @@ static int api_word_ids(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int3
 done:
     if (w != stack_bytes) PyMem_RawFree(w);
     return status;
+}
+
+/* `BPE._word_ids` of one spelt word of n code points (`range_ids` without the GIL): the symbols,
+ * then the scan or the heap, written to `out` (room for 4 * n). 1 where the pure loop raises. */
+static int api_spelt_word_ids(const Merger *m, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
+    Py_ssize_t k = word_symbols(m, PyUnicode_4BYTE_KIND, cps, 0, n, out);
+    if (k < 0) return 1;
+    if (k >= 2 && k <= m->scan_limit) {
+        k = merge_scan(m, out, k);
+    } else if (k >= 2) {
+        HeapScratch s;
+        if (scratch_alloc(&s, k) < 0) return -1;
+        k = merge_heap(m, out, k, &s);
+        scratch_free(&s);
+    }
+    *count = k;
+    return 0;
+}
+
+static int api_word_ids(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count) {
+    const Merger *m = (const Merger *)merger;
+    if (!api_covers(merger) || n <= 0 || n >= INT32_MAX / 4) return 1;
+    return m->byte_level ? api_byte_word_ids(m, cps, n, out, count) : api_spelt_word_ids(m, cps, n, out, count);
+}
+
+/* `BPE._cut` of a word of n code points: where the chunk that starts at `start` ends (n for the
+ * last chunk, and for a word that is not cut). */
+static Py_ssize_t api_chunk_end(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, Py_ssize_t start) {
+    const Merger *m = (const Merger *)merger;
+    if (n <= m->cut_from || m->mark < 0) return n;
+    for (Py_ssize_t i = start + 1; i < n; i++) {
+        if ((int32_t)cps[i] != m->mark) continue;
+        uint64_t before = (uint64_t)cps[i - 1] + 1;
+        if (intmap_get(&m->unsafe, before) >= 0 || intmap_get(&m->chars, before) < 0) continue;
+        return i;
+    }
+    return n;
 }
 
 /* -- byte_level: the word cache ------------------------------------------------------------ */
@@ -1406,7 +1444,7 @@ static int remember(const Merger *m, PyObject *cache, PyObject *word, PyObject *
  * caller's): a new reference to its ids, Py_None (borrowed) when the pure loop would raise,
  * NULL on error. `sym` has room for 4 symbols per character. */
 static PyObject *range_ids(const Merger *m, PyObject *word, Py_ssize_t start, Py_ssize_t end, int32_t *sym) {
-    Py_ssize_t count = word_symbols(m, word, start, end, sym);
+    Py_ssize_t count = word_symbols(m, PyUnicode_KIND(word), PyUnicode_DATA(word), start, end, sym);
     if (count < 0) return Py_None;
     Py_ssize_t left = merge_symbols(m, sym, count);
     if (left < 0) return NULL;
@@ -1703,6 +1741,10 @@ done:
     return ids;
 }
 
+static PyObject *Merger_batch_covered(Merger *self, PyObject *unused) {
+    return PyBool_FromLong(api_covers((PyObject *)self));
+}
+
 static PyObject *Merger_reduce(Merger *self, PyObject *unused) {
     PyErr_SetString(PyExc_TypeError, "a Merger is not picklable: its owner rebuilds it after unpickling");
     return NULL;
@@ -1712,6 +1754,8 @@ static PyMethodDef Merger_methods[] = {
     {"tokenize_all", (PyCFunction)(void (*)(void))Merger_tokenize_all, METH_FASTCALL,
      "tokenize_all(words, cache, fallback) -> list[int]: the ids of each word, concatenated"},
     {"word", (PyCFunction)Merger_word, METH_O, "word(word) -> list[int] | None: one word merged, uncached"},
+    {"batch_covered", (PyCFunction)Merger_batch_covered, METH_NOARGS,
+     "batch_covered() -> bool: whether the capsule's entries (the batch kernel's) decide this Merger's words"},
     {"merge", (PyCFunction)(void (*)(void))Merger_merge, METH_FASTCALL,
      "merge(ids, use_scan) -> list[int]: the merge loop over initial symbol ids"},
     {"__reduce__", (PyCFunction)Merger_reduce, METH_NOARGS, NULL},
@@ -1750,6 +1794,7 @@ PyMODINIT_FUNC PyInit_bpe_merge(void) {
     api.type = &MergerType;
     api.covers = api_covers;
     api.word_ids = api_word_ids;
+    api.chunk_end = api_chunk_end;
     PyObject *capsule = PyCapsule_New(&api, BPE_MERGE_API_NAME, NULL);
     if (!capsule || PyModule_AddObjectRef(m, "_C_API", capsule) < 0) {
         Py_XDECREF(capsule);

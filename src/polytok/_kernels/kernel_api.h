@@ -40,11 +40,16 @@ typedef struct {
 #define BPE_MERGE_API_NAME "polytok._kernels.bpe_merge._C_API"
 typedef struct {
     PyTypeObject *type; /* Merger */
-    /* Whether `word_ids` decides words of this Merger (a byte_level one); asked once, with the GIL. */
+    /* Whether `word_ids` decides words of this Merger (a byte_level one, or one over spelt words
+     * without blocked characters or ignore_merges); asked once, with the GIL. */
     int (*covers)(PyObject *merger);
-    /* The ids of one word of `n` code points (`Merger.word`: its UTF-8 bytes merge; uncached),
-     * written to out[0..*count); `out` has room for 4 * n ids. 1 for a surrogate (not UTF-8). */
+    /* The ids of one word of `n` code points (`Merger.word`, uncached: a byte_level Merger merges
+     * its UTF-8 bytes), written to out[0..*count); `out` has room for 4 * n ids. 1 where the pure
+     * loop takes the word (a surrogate to spell in bytes, a missing unk token). */
     int (*word_ids)(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, int32_t *out, Py_ssize_t *count);
+    /* Where the chunk of a word of `n` code points that starts at `start` ends (`BPE._cut`: n
+     * for the last chunk, and for a word that is not cut); each chunk merges alone. */
+    Py_ssize_t (*chunk_end)(PyObject *merger, const Py_UCS4 *cps, Py_ssize_t n, Py_ssize_t start);
 } BpeMergeAPI;
 
 /* polytok._kernels.spm_merge._C_API */

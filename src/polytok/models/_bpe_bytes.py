@@ -45,16 +45,18 @@ def batch_merger(byte_level: bool, merge_kernel: Any, merger: Callable[[], Any])
 
     Args:
         byte_level: the model merges each word's UTF-8 bytes (tiktoken's rule).
-        merge_kernel: the model's `bpe_merge` kernel, chosen only where the compiled byte loop
-            covers the model (no dropout, affixes, unk token, byte fallback or blocked
-            characters; every byte an entry, no id shared), else None.
+        merge_kernel: the model's `bpe_merge` kernel, chosen only where the compiled loop covers
+            the model (no dropout or affixes; for byte_level, no unk token, byte fallback or
+            blocked characters, every byte an entry, no id shared), else None.
         merger: builds (or gives) the model's `Merger`.
 
-    The batch kernel merges a word exactly as the model's compiled loop does, with the
-    ``ignore_merges`` whole-word lookup, from the Merger's tables; it keeps its own word cache
-    per call and leaves a word holding a lone surrogate to the pure path. Other BPE models
-    (HF's spelling of words in the vocabulary's alphabet) have no batch form.
+    The batch kernel merges a word exactly as the model's compiled loop does, from the Merger's
+    tables: a byte_level word with the ``ignore_merges`` whole-word lookup; a spelt word (HF's)
+    cut into `BPE._cut`'s chunks, with byte fallback and the unk rules, where the Merger has no
+    blocked characters and no ``ignore_merges`` (`Merger.batch_covered`). It keeps its own word
+    cache and leaves a word the pure loop would raise on to the pure path.
     """
-    if not byte_level or merge_kernel is None:
+    if merge_kernel is None:
         return None
-    return merger()
+    compiled = merger()
+    return compiled if byte_level or compiled.batch_covered() else None

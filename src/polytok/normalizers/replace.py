@@ -18,7 +18,8 @@ empty range at the start of the piece.
 Fast path: a ``String`` pattern uses ``str.replace`` (the same leftmost
 non-overlapping matches, even for an empty literal); a regex uses `finditer`
 when it produced no empty match, where Python and onig iterate identically, and
-onig's iteration otherwise.
+onig's iteration otherwise. A literal's ``batch_kernel()`` is that replace in C
+(`polytok._kernels.batch`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ class Replace(NormalizerBase):
     def __repr__(self) -> str:
         kind = "Regex" if self.is_regex else "String"
         return f"Replace({kind}={self.pattern!r}, content={self.content!r})"
+
+    def batch_kernel(self) -> tuple[Any, str, bool, bool, bool] | None:
+        """A literal pattern's form for `polytok._kernels.batch`: ``(pattern, content)``, which it
+        replaces as `str.replace` does (an empty pattern, or a regex, has none)."""
+        if self.is_regex or not self.pattern:
+            return None
+        return (self.pattern, self.content), "", False, False, False
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         spans = [m.span() for m in self._regex.finditer(text)]

@@ -1,0 +1,147 @@
+"""The compiled batch pipeline (polytok._kernels.batch) with a BPE model over spelt words (HF's:
+gemma3, llama2; merges, byte fallback, unk rules, `BPE._cut`'s chunks) and a literal `Replace`
+normalizer, against the pure path.
+
+The pipeline here is built by hand: gemma3's Replace(" ", "▁") and no split (its Split(" ")
+finds nothing once every space is replaced), on lines holding no added token (whose first
+characters are "<", "[", "▁", tab and newline); llama2's Prepend("▁") is written into the text.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import polytok
+from polytok.kernels import pure_path
+from polytok.models.bpe import BPE
+from polytok.normalizers.replace import Replace
+
+from ._compiled import compiled
+
+CORPORA = ("bench_en", "bench_code", "bench_multi")
+ADDED_FIRST = set("<[▁\t\n")
+ODD_LINES = ["", " ", "   ", "a", "x" * 5000, "é" * 300, "😀 " * 50, "日本語のテキスト 𠀋 ", "\u0301", "a\u200db",
+             "\x00", "word " * 400, "ok \udfff here", "\ud800", "  lead and trail  ", "\U0010FFFF q", "ÿ\u0100\uFFFD"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module():
+    compiled("batch")
+
+
+@functools.cache
+def loaded(name: str) -> tuple[polytok.Tokenizer, polytok.Tokenizer]:
+    from fixtures import HF_JSON_FIXTURES, fixture_path
+
+    path = str(fixture_path(name, HF_JSON_FIXTURES[name]))
+    with pure_path():
+        pure = polytok.load(path)
+    return pure, polytok.load(path)
+
+
+def bench_lines(n_chars: int) -> list[str]:
+    from fixtures import bench_slice
+
+    return [line for corpus in CORPORA for line in bench_slice(corpus, n_chars).split("\n") if line]
+
+
+def plain(lines: list[str]) -> list[str]:
+    return [line for line in lines if not ADDED_FIRST & set(line)]
+
+
+def gemma3_pipeline():
+    module = compiled("batch")
+    _, fast = loaded("gemma3")
+    merger = fast.model.batch_kernel()
+    assert merger is not None and merger.batch_covered()
+    form = fast.normalizer.batch_kernel()
+    assert form == ((" ", "▁"), "", False, False, False)
+    return module.Pipeline(*form, "", merger)
+
+
+def expected(pure: polytok.Tokenizer, lines: list[str]) -> list[list[int] | None]:
+    """The pure path's ids; None where it raises (the pipeline leaves those lines to it)."""
+    out: list[list[int] | None] = []
+    for line in lines:
+        try:
+            out.append(pure.encode(line, add_special=False))
+        except (polytok.EncodeError, UnicodeError):
+            out.append(None)
+    return out
+
+
+def test_gemma3_lines_against_the_pure_path():
+    from fixtures import edge_texts
+
+    pure, _ = loaded("gemma3")
+    pipeline = gemma3_pipeline()
+    lines = plain(bench_lines(80000) + edge_texts() + ODD_LINES)
+    found = pipeline.encode(lines, 0, len(lines))
+    want = expected(pure, lines)
+    assert [ids for ids, line in zip(found, lines) if "\udfff" not in line and "\ud800" not in line] == \
+        [ids for ids, line in zip(want, lines) if "\udfff" not in line and "\ud800" not in line]
+    assert [ids is None for ids in found] == [any(0xD800 <= ord(c) <= 0xDFFF for c in line) for line in lines]
+    assert pipeline.encode(lines, 0, len(lines)) == found  # again, from the kept cache
+
+
+def test_llama2_words_against_the_pure_path():
+    """llama2's normalizer, Prepend("▁") then Replace(" ", "▁"), with the prepend written in."""
+    module = compiled("batch")
+    pure, fast = loaded("llama2")
+    merger = fast.model.batch_kernel()
+    pipeline = module.Pipeline((" ", "▁"), "", False, False, False, "", merger)
+    lines = [line for line in bench_lines(40000) + ODD_LINES
+             if line and not any(0xD800 <= ord(c) <= 0xDFFF for c in line)]
+    assert pipeline.encode(["▁" + line for line in lines], 0, len(lines)) == expected(pure, lines)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.text(alphabet="ab ▁é日😀\u0301\x00\ud800x" + "q" * 3, max_size=300), max_size=8))
+def test_random_lines(lines):
+    pure, _ = loaded("gemma3")
+    pipeline = gemma3_pipeline()
+    lines = [line.replace("▁", "") for line in lines]  # ("▁" starts added tokens)
+    found = pipeline.encode(lines, 0, len(lines))
+    want = expected(pure, lines)
+    for line, got, ids in zip(lines, found, want):
+        assert got == (None if any(0xD800 <= ord(c) <= 0xDFFF for c in line) else ids)
+
+
+def test_a_literal_replace_is_str_replace():
+    """Leftmost matches, not overlapping, a pattern of several characters, a longer, shorter or
+    empty content; checked through a byte-level model (every text is then its own words)."""
+    module = compiled("batch")
+    from fixtures import fixture_path
+
+    _, tok = loaded("gemma3")  # (the module loads)
+    cl100k = polytok.load(str(fixture_path("cl100k_base-tiktoken", "cl100k_base.tiktoken")))
+    merger = cl100k.model.batch_kernel()
+    texts = ["aaab", "aaaa", "a", "", "baab", "ab ab aab", "日本日本語", "xaax"]
+    for pattern, content in [("aa", "X"), ("a", ""), ("ab", "long content"), ("日本", "にほん"), ("a", "a")]:
+        pipeline = module.Pipeline((pattern, content), "", False, False, False, "", merger)
+        want = [cl100k.model.tokenize_all([text.replace(pattern, content)]) if text.replace(pattern, content) else []
+                for text in texts]
+        assert pipeline.encode(texts, 0, len(texts)) == want
+    with pytest.raises(ValueError, match="empty"):
+        module.Pipeline(("", "x"), "", False, False, False, "", merger)
+    with pytest.raises(TypeError, match="pattern"):
+        module.Pipeline(("a",), "", False, False, False, "", merger)
+
+
+def test_which_stages_have_a_batch_form():
+    assert Replace(" ", "▁").batch_kernel() == ((" ", "▁"), "", False, False, False)
+    assert Replace("ab", "").batch_kernel() == (("ab", ""), "", False, False, False)
+    assert Replace("", "x").batch_kernel() is None
+    assert Replace(" +", "▁", is_regex=True).batch_kernel() is None
+    vocab = {"a": 0, "b": 1, "ab": 2, "<unk>": 3}
+    assert BPE(vocab, [("a", "b")], unk_token="<unk>").batch_kernel() is not None
+    assert BPE(vocab, [("a", "b")], ignore_merges=True).batch_kernel() is None
+    assert BPE(vocab, [("a", "b")], unknown_chars="block").batch_kernel() is None
+    assert BPE(vocab, [("a", "b")], dropout=0.5).batch_kernel() is None
+    assert BPE(vocab | {"##b": 4, "a##b": 5}, [("a", "##b")], continuing_subword_prefix="##").batch_kernel() is None
+    with pure_path():
+        assert BPE(vocab, [("a", "b")]).batch_kernel() is None
