@@ -188,12 +188,14 @@ def test_truncation_padding_and_post_processing_apply_to_its_ids():
                 pure.encode_batch(lines, add_special=add_special, workers=1)
 
 
-def test_a_text_that_can_hold_a_special_token_leaves_the_pipeline_out():
-    """Parsing markers, a `.model` file's CONTROL pieces are special tokens the text can hold: no
-    pipeline then; read as text (the .model default) they are plain text."""
+def test_a_text_that_can_hold_a_special_token_goes_to_the_pure_path():
+    """Parsing markers, a `.model` file's CONTROL pieces are special tokens a text can hold: the
+    pipeline then leaves every text holding the first character of one to the pure path; read as
+    text (the .model default) they are plain text."""
     pure, fast = loaded(real(*REAL[0]))
-    assert fast.batch_pipeline(True) is None
-    assert fast.batch_pipeline(False) is not None
+    parsing = fast.batch_pipeline(True)
+    assert parsing is not None and parsing is not fast.batch_pipeline(False)
+    assert parsing.encode(["<s> a </s>", "a b", "x<"], 0, 3) == [None, pure.encode("a b", add_special=False), None]
     parsed = fast.encode_batch(["<s> a </s>"], special="parse", add_special=False)
     assert parsed == [pure.encode("<s> a </s>", special="parse", add_special=False)]
     assert parsed[0][0] == 1 and parsed[0][-1] == 2

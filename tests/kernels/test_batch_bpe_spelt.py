@@ -1,10 +1,12 @@
 """The compiled batch pipeline (polytok._kernels.batch) with a BPE model over spelt words (HF's:
-gemma3, llama2; merges, byte fallback, unk rules, `BPE._cut`'s chunks) and a literal `Replace`
-normalizer, against the pure path.
+gemma3, llama2; merges, byte fallback, unk rules, `BPE._cut`'s chunks), a literal `Replace`
+normalizer and the stops (the added tokens' first characters), against the pure path and HF
+tokenizers live.
 
-The pipeline here is built by hand: gemma3's Replace(" ", "▁") and no split (its Split(" ")
-finds nothing once every space is replaced), on lines holding no added token (whose first
-characters are "<", "[", "▁", tab and newline); llama2's Prepend("▁") is written into the text.
+gemma3's pipeline: Replace(" ", "▁"), no split (its Split(" ") finds nothing once every space
+is replaced; that pre-tokenizer has no batch form, so the tests drop it), on lines holding no
+added token (whose first characters are "<", "[", "▁", tab and newline); llama2's Prepend("▁")
+is written into the text.
 """
 
 from __future__ import annotations
@@ -145,3 +147,55 @@ def test_which_stages_have_a_batch_form():
     assert BPE(vocab | {"##b": 4, "a##b": 5}, [("a", "##b")], continuing_subword_prefix="##").batch_kernel() is None
     with pure_path():
         assert BPE(vocab, [("a", "b")]).batch_kernel() is None
+
+
+GEMMA3_TURNS = ["<start_of_turn>user\nHi<end_of_turn>", "<bos>a", "x\t\ty", "▁▁lead", "[multimodal] text", "<unused7>",
+                "a < b", "<b>bold</b>", "tab\tin", "plain words only", "日本語 😀 ok"]
+
+
+def test_gemma3_without_its_split_runs_every_stage_in_c():
+    """gemma3's Split(" ") finds nothing once Replace has put "▁" for every space: without it
+    the tokenizer's own pipeline runs (Replace, the spelt BPE, the added tokens' first
+    characters as stops), with HF tokenizers' ids, live, and the pure path's."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from fixtures import HF_JSON_FIXTURES, fixture_path
+
+    path = str(fixture_path("gemma3", HF_JSON_FIXTURES["gemma3"]))
+    ref = tokenizers.Tokenizer.from_file(path)
+    pure, _ = loaded("gemma3")
+    fast = polytok.load(path)
+    fast.pre_tokenizer = None
+    for parse in (True, False):
+        pipeline = fast.batch_pipeline(parse)
+        assert pipeline is not None
+        found = pipeline.encode(GEMMA3_TURNS, 0, len(GEMMA3_TURNS))
+        assert [ids is None for ids in found] == [bool(ADDED_FIRST & set(text)) for text in GEMMA3_TURNS]
+    lines = bench_lines(60000) + GEMMA3_TURNS
+    want = [e.ids for e in ref.encode_batch(lines)]
+    assert fast.encode_batch(lines, workers=2) == want
+    assert [pure.encode(line) for line in lines] == want
+    text = " ".join(plain(bench_lines(20000)))  # one long text: one call
+    assert fast.encode(text) == ref.encode(text).ids
+    with_turns = "\n".join(lines[:300])
+    assert fast.encode(with_turns) == ref.encode(with_turns).ids
+    for special in ("text", "parse"):
+        want = [pure.encode(t, special=special) for t in GEMMA3_TURNS]
+        assert fast.encode_batch(GEMMA3_TURNS, special=special) == want
+
+
+def test_the_stops_are_the_first_characters_of_every_added_token():
+    """Each added token is matched in the raw text, special ones too (read as text, they still
+    hide what they overlap): a text holding none of their first characters holds no token."""
+    from fixtures import fixture_path
+
+    _, gemma3 = loaded("gemma3")
+    assert gemma3._special_stops(True) == gemma3._special_stops(False) == "\t\n<[▁"
+    cl100k = polytok.load(str(fixture_path("cl100k_base-tiktoken", "cl100k_base.tiktoken")))
+    assert cl100k._special_stops(False) == ""  # only special tokens, read as text: none cuts
+    assert cl100k._special_stops(True) == "<"
+    with pure_path():
+        pure = polytok.load(str(fixture_path("cl100k_base-tiktoken", "cl100k_base.tiktoken")))
+    texts = ["a<|endoftext|>b", "<|fim_prefix|>", "no token", "<", "x" * 600 + "<|endoftext|>"]
+    for special in ("text", "parse"):
+        assert cl100k.encode_batch(texts, special=special) == [pure.encode(t, special=special) for t in texts]
+        assert [cl100k.encode(t, special=special) for t in texts] == [pure.encode(t, special=special) for t in texts]

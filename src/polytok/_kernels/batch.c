@@ -12,7 +12,9 @@
  *   `split.SCANNERS` (`findall` of a known pattern, `regex.scanners`);
  * - model: a `spm_merge.Merger` (each word), a `bpe_merge.Merger` (each word, cut into chunks
  *   as `BPE._cut` does; a byte_level one merges each word's UTF-8 bytes, tiktoken's rule) or a
- *   `unigram.Lattice` (the whole text).
+ *   `unigram.Lattice` (the whole text);
+ * - stops (optional): characters a text must not hold (the first characters of the added tokens
+ *   that could cut it); a text holding one goes to the pure path.
  *
  * They are called through the C entry points their modules offer (kernel_api.h), which touch no
  * Python object, so `encode(texts, start, stop)` reads the texts, runs every stage on each and
@@ -99,6 +101,10 @@ typedef struct {
     PyObject *normalizer; /* a Charsmap, or NULL */
     Py_UCS4 *replace;     /* or a literal replace: the pattern's code points, then the content's (raw-allocated) */
     Py_ssize_t pattern_len, content_len;
+    int any_stops;        /* a text holding one of the stops goes to the pure path */
+    uint64_t ascii_stops[2];
+    Py_UCS4 *stops;       /* the others (raw-allocated) */
+    Py_ssize_t n_stops;
     char *space;          /* its space's UTF-8 (raw-allocated) */
     Py_ssize_t space_len;
     int prefix, suffix, remove_extra;
@@ -126,13 +132,15 @@ static void Pipeline_dealloc(Pipeline *self) {
     PyMem_RawFree(self->kept);
     Py_XDECREF(self->normalizer);
     PyMem_RawFree(self->replace);
+    PyMem_RawFree(self->stops);
     Py_XDECREF(self->model);
     PyMem_RawFree(self->space);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"normalizer", "space", "prefix", "suffix", "remove_extra", "split", "model", NULL};
+    static char *kwlist[] = {"normalizer", "space", "prefix", "suffix", "remove_extra", "split", "model", "stops", NULL};
+    PyObject *stops = NULL;
     PyObject *normalizer, *model;
     PyObject *split;
     const char *space;
@@ -142,9 +150,26 @@ static int Pipeline_init(Pipeline *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_RuntimeError, "Pipeline is already initialised");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#pppOO", kwlist, &normalizer, &space, &space_len, &prefix,
-                                     &suffix, &remove_extra, &split, &model))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#pppOO|U", kwlist, &normalizer, &space, &space_len, &prefix,
+                                     &suffix, &remove_extra, &split, &model, &stops))
         return -1;
+    if (stops && !self->stops) {
+        Py_ssize_t n_stops = PyUnicode_GET_LENGTH(stops);
+        self->stops = PyMem_RawMalloc((size_t)(n_stops ? n_stops : 1) * sizeof(Py_UCS4));
+        if (!self->stops) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < n_stops; i++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(stops, i);
+            if (c < 128) {
+                self->ascii_stops[c >> 6] |= (uint64_t)1 << (c & 63);
+            } else {
+                self->stops[self->n_stops++] = c;
+            }
+        }
+        self->any_stops = n_stops > 0;
+    }
     if (PyTuple_Check(normalizer)) {
         PyObject *pattern, *content;
         if (self->replace || !PyArg_ParseTuple(normalizer, "UU", &pattern, &content)) {
@@ -501,8 +526,23 @@ static int word_ids(const Pipeline *p, Scratch *s, Py_ssize_t start, Py_ssize_t 
 
 /* One text's ids appended to s->ids: 0, LINE_PURE (1) or -1 (out of memory). On 1 or -1, the
  * caller drops what this text appended. */
+/* Whether the text holds one of the pipeline's stops. */
+static int holds_stop(const Pipeline *p, const Text *t) {
+    for (Py_ssize_t i = 0; i < t->length; i++) {
+        Py_UCS4 c = PyUnicode_READ(t->kind, t->data, i);
+        if (c < 128) {
+            if (p->ascii_stops[c >> 6] >> (c & 63) & 1) return 1;
+            continue;
+        }
+        for (Py_ssize_t k = 0; k < p->n_stops; k++)
+            if (p->stops[k] == c) return 1;
+    }
+    return 0;
+}
+
 static int encode_text(const Pipeline *p, const Text *t, Scratch *s) {
     if (t->length == 0) return 0;
+    if (p->any_stops && holds_stop(p, t)) return LINE_PURE;
     Py_ssize_t n;
     int status;
     if (p->normalizer) {
@@ -699,7 +739,8 @@ static PyMethodDef Pipeline_methods[] = {
 static PyTypeObject PipelineType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "polytok._kernels.batch.Pipeline",
-    .tp_doc = "Pipeline(normalizer, space, prefix, suffix, remove_extra, split, model): compiled stages chained.",
+    .tp_doc = "Pipeline(normalizer, space, prefix, suffix, remove_extra, split, model, stops=''): compiled stages "
+               "chained.",
     .tp_basicsize = sizeof(Pipeline),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,

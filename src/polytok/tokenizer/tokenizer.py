@@ -134,7 +134,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         # tiktoken's split of a pattern that matches the empty text: each empty text between
         # special tokens is pre-tokenized too (`special.with_empty_texts`)
         self._empty_texts = pt is not None and pt.splits_empty_text
-        self.__dict__.pop("_cuts_known", None)  # (`_cuts_text` asks again)
+        self.__dict__.pop("_cuts_known", None)  # (`_special_stops` asks again)
 
     @property
     def fast_path(self) -> bool:
@@ -291,7 +291,8 @@ class Tokenizer(PostProcess, OffsetsPath):
         """
         module = kernel("batch")
         model = self.model.batch_kernel() if module is not None else None  # the cheap test first: most models have none
-        if model is None or not self._fast_exact or self._empty_texts or self._cuts_text(parse_special):
+        stops = self._special_stops(parse_special) if model is not None else None
+        if stops is None or not self._fast_exact or self._empty_texts:
             return None
         split: str | int = ""
         if self.pre_tokenizer is not None:
@@ -306,7 +307,7 @@ class Tokenizer(PostProcess, OffsetsPath):
                 return None
             normalizer = form
         # the same stages keep the same pipeline, and with it the word cache it keeps across calls
-        stages = (*normalizer, split, model)
+        stages = (*normalizer, split, model, stops)
         kept = self.__dict__.get("_batch_kept")
         if kept is not None and kept[0] == stages:  # (the kernels' objects compare by identity)
             return kept[1]
@@ -314,14 +315,23 @@ class Tokenizer(PostProcess, OffsetsPath):
         self._batch_kept = (stages, pipeline)
         return pipeline
 
-    def _cuts_text(self, parse_special: bool) -> bool:
-        """`special_split.cuts_text`, remembered while the split and the added vocabulary's size
-        stay the same (asked on every long `encode`; a scan of every entry)."""
+    def _special_stops(self, parse_special: bool) -> str | None:
+        """The characters a text must not hold for `batch_pipeline` to take it in this mode: ""
+        where no special token can cut a text; the first character of every added token where
+        each is matched in the raw text (a text holding none of them holds no token); else
+        None. Remembered while the split and the added vocabulary's size stay the same (asked
+        on every long `encode`; a scan of every entry)."""
         split, size = self.special_split, len(self.added)
         known = self.__dict__.setdefault("_cuts_known", {})
         found = known.get(parse_special)
         if found is None or found[0] is not split or found[1] != size:
-            found = known[parse_special] = (split, size, split.cuts_text(parse_special))
+            stops: str | None = ""
+            if split.cuts_text(parse_special):
+                contents = [token.content for token in self.added.id_to_entry.values()]
+                stops = None
+                if split is self.added and not split.has_normalized and all(contents):
+                    stops = "".join(sorted({content[0] for content in contents}))
+            found = known[parse_special] = (split, size, stops)
         return found[2]  # type: ignore[no-any-return]
 
     def __getstate__(self) -> dict[str, Any]:
