@@ -174,6 +174,14 @@ def test_unigram_score_not_finite(tmp_path, literal, key):
         assert info.value.offset == text.index(literal)
 
 
+def test_unigram_scores_finite_with_a_sum_past_an_f64(tmp_path):
+    """Each score is an f64, only their sum is not: HF reads the file, and so does polytok."""
+    config = dict(BASE, model={"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", 1e308], ["b", 1e308]]})
+    path = _write(tmp_path, json.dumps(config))
+    reference = tokenizers.Tokenizer.from_file(str(path)).encode("ab").ids
+    assert polytok.load(path).encode("ab") == reference == [1, 2]
+
+
 @pytest.mark.parametrize("literal", ["1e400", "1" + "0" * 400, "2.0"])
 def test_bpe_dropout_out_of_range(tmp_path, literal):
     text = json.dumps(dict(BASE, model=dict(BASE["model"], dropout=0.5))).replace("0.5", literal)
