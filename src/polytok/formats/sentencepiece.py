@@ -57,6 +57,9 @@ fields are read there too (``Vocab.spec_fields``, what `_read_spec` reads), so s
 imports no `protobuf_wire` (the pure reader imports it when it runs). Anything
 unusual (a broken or odd field, an empty, long, NUL-holding or repeated piece, a score that
 is not finite; WORD and CHAR models) runs the pure reader and builds, with their errors.
+What a load does not need waits for its first use: the charsmap kernel's table
+(`Precompiled`), the CONTROL pieces' matcher (`special.TokenTrie`: read as text by default)
+and the regexes of the "▁+" cut (`Split`).
 The pure reader: the compiled ``polytok._kernels.wire.read_pieces`` when built (piece,
 score and type in any order; it hands anything else, broken or unusual, to the pure walk,
 so errors are the pure reader's), else `_read_usual_pieces` for their usual layout. Its load
