@@ -416,9 +416,10 @@ def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
         index = next(i for i, score in enumerate(scores) if type(score) not in (float, int))
         raise FormatError(f"expected a number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
     if not _finite_sum(scores):  # HF's serde_json refuses NaN, Infinity and numbers beyond an f64
-        index = next((i for i, score in enumerate(scores) if not _finite_sum([score])), None)
-        if index is not None:  # (else each is finite and only their sum is not: HF reads them)
-            raise FormatError(f"expected a finite number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
+        at_fault = next((i for i, score in enumerate(scores) if not _finite_sum([score])), None)
+        if at_fault is not None:  # (else each is finite and only their sum is not: HF reads them)
+            raise FormatError(f"expected a finite number, found {scores[at_fault]!r:.60}",
+                              key=join(join(path, at_fault), 1))
     wire = kernel("wire")
     values = wire.serde_f64s(scores) if wire is not None else None
     return pieces, list(map(serde_f64, scores)) if values is None else values
