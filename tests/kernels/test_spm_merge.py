@@ -225,6 +225,32 @@ def test_negative_zero_and_infinities():
     same(*pair(vocab), ["ab", "aba", "bab", "abba", "aabb", "bbaa", "aaaa"])
 
 
+PIECES3 = [a + b + c for a in "abc" for b in ("", *"abc") for c in ("", *"abc") if b or not c]
+SCORES = st.sampled_from([3.0, 1.0, 0.0, -0.0, -5e-324, -1.0, -2.5, -1e9, float("inf"), float("-inf")])
+
+
+def _scores_in_part_order(draw):
+    """Scores for PIECES3: descending but for a few drawn out of place (the -1e9 pieces of
+    sentencepiece files), or in no order at all."""
+    scores = sorted(draw(st.lists(SCORES, min_size=len(PIECES3), max_size=len(PIECES3))), reverse=True)
+    if draw(st.booleans()):
+        return draw(st.permutations(scores))
+    for _ in range(draw(st.integers(0, 6))):
+        i, j = draw(st.integers(0, len(scores) - 1)), draw(st.integers(0, len(scores) - 1))
+        scores.insert(j, scores.pop(i))
+    return scores
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.lists(st.text(alphabet="abc", min_size=1, max_size=14), min_size=1, max_size=8))
+def test_scores_out_of_order_rank_as_the_pure_path(data, words):
+    """Ranks follow the scores whatever the entries' order: equal scores (0.0 and -0.0) share one,
+    and a few entries breaking a descending order rank as a full sort would."""
+    scores = _scores_in_part_order(data.draw)
+    vocab = list(zip(PIECES3, scores))
+    same(*pair(vocab), words)
+
+
 def test_nan_score_keeps_the_pure_path():
     with polytok.kernels.pure_path():
         pure = SPM([("a", 0.0), ("b", 0.0), ("ab", float("nan")), ("ba", -1.0)])

@@ -254,6 +254,11 @@ decode_utf8(const unsigned char *s, Py_ssize_t size, Py_UCS4 *out)
     Py_ssize_t n = 0;
     for (Py_ssize_t i = 0; i < size;) {
         unsigned char c = s[i];
+        if (c < 0x80) {
+            out[n++] = c;
+            i++;
+            continue;
+        }
         int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
         if (more < 0 || size - i <= more)
             return -1;
@@ -310,10 +315,12 @@ as_int32(PyObject *value, int32_t *out, const char *what)
 }
 
 /* Each merging entry's rank among the distinct scores, highest first: the queue then orders
- * by (rank, left) in one integer. Equal scores (0.0 and -0.0 among them) share a rank. The
- * entries are walked in score order: as they are when their scores never rise, else sorted by
- * an LSD radix sort of the scores' bit patterns (n log n comparisons through qsort took most of
- * a large vocabulary's build). */
+ * by (rank, left) in one integer. Equal scores (0.0 and -0.0 among them) share a rank, so a rank
+ * depends only on the score, never on the entries' order. The entries are walked in score order:
+ * as they are when their scores never rise; when a few break that order (sentencepiece files
+ * score some pieces -1e9 among descending ones), those few are set aside, sorted and merged back;
+ * else all are sorted, by an LSD radix sort of the scores' bit patterns (n log n comparisons
+ * through qsort took most of a large vocabulary's build). */
 typedef struct {
     uint64_t key; /* orders as the score descending: -0.0 right after 0.0 */
     Py_ssize_t entry;
@@ -346,6 +353,34 @@ radix_sort(Ranked *order, Ranked *tmp, Py_ssize_t n)
     }
 }
 
+/* Sorts order[0:n] by key, in place, for the few set aside (insertion sort below 32). */
+static void
+sort_few(Ranked *order, Ranked *tmp, Py_ssize_t n)
+{
+    if (n >= 32) {
+        radix_sort(order, tmp, n);
+        return;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Ranked r = order[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && order[j - 1].key > r.key; j--)
+            order[j] = order[j - 1];
+        order[j] = r;
+    }
+}
+
+/* Ranks `entry`, the next scored entry in score order: the rank rises when its score differs
+ * from the one before (`last`). */
+static inline void
+give_rank(Table *t, Py_ssize_t entry, int32_t *rank, Py_ssize_t *last)
+{
+    if (*last >= 0 && t->entries[entry].score != t->entries[*last].score)
+        (*rank)++;
+    t->entries[entry].rank = *rank;
+    *last = entry;
+}
+
 static int
 rank_scores(Table *t)
 {
@@ -361,26 +396,60 @@ rank_scores(Table *t)
     }
     if (n == 0)
         return 0;
+    int32_t rank = 0;
+    last = -1;
     if (sorted) { /* ranks in entry order, no scratch */
-        int32_t rank = 0;
-        last = -1;
         for (Py_ssize_t i = 0; i < t->count; i++) {
-            Entry *e = &t->entries[i];
-            if (!e->has_score)
-                continue;
-            if (last >= 0 && e->score != t->entries[last].score)
-                rank++;
-            e->rank = rank;
-            last = i;
+            if (t->entries[i].has_score)
+                give_rank(t, i, &rank, &last);
         }
         return 0;
     }
-    Ranked *order = PyMem_Malloc((size_t)n * 2 * sizeof(Ranked)); /* n <= 2**29: no overflow */
-    if (order == NULL) {
-        PyErr_NoMemory();
-        return -1;
+    /* the run: scored entries in entry order whose scores never rise; an entry scoring above the
+     * run's last pops it (and any other below it) into the few set aside, at most n / 16 + 16 of
+     * them, else all are sorted */
+    Py_ssize_t few_limit = n / 16 + 16;
+    Py_ssize_t *run = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t)); /* n <= 2**29: no overflow */
+    Ranked *few = PyMem_Malloc((size_t)few_limit * 2 * sizeof(Ranked));
+    Ranked *order = NULL;
+    if (run == NULL || few == NULL)
+        goto nomem;
+    Py_ssize_t m = 0, k = 0;
+    for (Py_ssize_t i = 0; i < t->count && k <= few_limit; i++) {
+        if (!t->entries[i].has_score)
+            continue;
+        double score = t->entries[i].score;
+        while (m > 0 && t->entries[run[m - 1]].score < score && k <= few_limit) {
+            m--;
+            if (k < few_limit) {
+                few[k].key = descending_key(t->entries[run[m]].score);
+                few[k].entry = run[m];
+            }
+            k++;
+        }
+        run[m++] = i;
     }
-    Py_ssize_t k = 0;
+    if (k <= few_limit) {
+        sort_few(few, few + k, k);
+        Py_ssize_t a = 0, b = 0;
+        while (a < m || b < k) {
+            if (b == k || (a < m && t->entries[run[a]].score >= t->entries[few[b].entry].score))
+                give_rank(t, run[a++], &rank, &last);
+            else
+                give_rank(t, few[b++].entry, &rank, &last);
+        }
+        PyMem_Free(run);
+        PyMem_Free(few);
+        return 0;
+    }
+    PyMem_Free(run);
+    PyMem_Free(few);
+    run = NULL;
+    few = NULL;
+    order = PyMem_Malloc((size_t)n * 2 * sizeof(Ranked));
+    if (order == NULL)
+        goto nomem;
+    k = 0;
     for (Py_ssize_t i = 0; i < t->count; i++) {
         if (!t->entries[i].has_score)
             continue;
@@ -389,14 +458,15 @@ rank_scores(Table *t)
         k++;
     }
     radix_sort(order, order + n, n);
-    int32_t rank = 0;
-    for (Py_ssize_t i = 1; i <= n; i++) {
-        t->entries[order[i - 1].entry].rank = rank;
-        if (i < n && t->entries[order[i].entry].score != t->entries[order[i - 1].entry].score)
-            rank++;
-    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        give_rank(t, order[i].entry, &rank, &last);
     PyMem_Free(order);
     return 0;
+nomem:
+    PyMem_Free(run);
+    PyMem_Free(few);
+    PyErr_NoMemory();
+    return -1;
 }
 
 static int
