@@ -46,7 +46,12 @@ def sniff(path: str | Path) -> str:
         FormatError: the path does not exist or its format is not recognised.
     """
     p = Path(path)
-    if p.is_dir():
+    return _sniff(p, p.is_dir())
+
+
+def _sniff(p: Path, is_dir: bool) -> str:
+    """`sniff` of `p`, told whether it is a folder."""
+    if is_dir:
         return sniff(_folder_file(p))
     if not p.exists():
         raise FormatError("no such file or folder", file=str(p))
@@ -102,18 +107,21 @@ def _load(path: str | Path, **options: Any) -> Tokenizer:
         tok.facts = replace(tok.facts, source=f"builtin:{path}")
         return tok
     p = Path(path)
-    spec = BY_NAME[sniff(p)]
-    if p.is_dir() and spec.folder_reader is not None:
+    is_dir = p.is_dir()
+    spec = BY_NAME[_sniff(p, is_dir)]
+    if is_dir and spec.folder_reader is not None:
         read = spec.folder_reader()
         return read(p, **_options(read, spec.name, options))
     read = spec.reader()
     options = _options(read, spec.name, options)
-    return read(file_in(p, spec.folder_files) if p.is_dir() else p, **options)
+    return read(file_in(p, spec.folder_files) if is_dir else p, **options)
 
 
 def _options(read: Reader, kind: str, options: dict[str, Any]) -> dict[str, Any]:
     """`options`, when `read` declares each as a keyword-only parameter (a reader taking ``**options``
     checks its own)."""
+    if not options:  # every reader takes none (its signature is looked at only for options given)
+        return options
     params = inspect.signature(read).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return options
