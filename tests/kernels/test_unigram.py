@@ -202,6 +202,20 @@ def test_random_vocabularies(pieces, text, option):
     check(pure, fast, [text, text * 3])
 
 
+EDGE_CHARS = "a\x00\xff\u0100\u0101\u01ff\u0200\u2581\ufffe\uffff\U00010000\U0010ffff"
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(st.tuples(st.text(alphabet=EDGE_CHARS, min_size=1, max_size=3), SCORES), min_size=1,
+                       max_size=20),
+       text=st.text(alphabet=EDGE_CHARS + "\xfe\u0102\u3042", max_size=40), option=st.sampled_from(list(OPTIONS)))
+def test_first_characters_at_the_root_table_edges(pieces, text, option):
+    """Pieces starting at the edges of the root's direct table (its pages of 256 code points, its end
+    at U+FFFF) and past it match as in the pure loop."""
+    pure, fast = build([("<unk>", -3.0), *pieces], OPTIONS[option])
+    check(pure, fast, [text])
+
+
 def test_float32_score_reset_on_a_long_text():
     """Scores near -35000 make the best path leave [-100000, 100000] every few characters."""
     vocab = [("<unk>", 0.0), ("a", -35000.0), ("b", -35000.5), ("ab", -70000.5), ("ba", -70000.0), ("▁", -1.0),

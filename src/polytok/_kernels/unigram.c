@@ -62,8 +62,10 @@ typedef struct {
     Slot *slots;
     Py_ssize_t mask;  /* slots - 1 (a power of two minus one) */
     Py_ssize_t used;  /* = nodes - 1: every node but the root is reached by one edge */
-    int32_t *root;    /* per code point below root_size: the slot of the root's edge, or -1 */
-    uint32_t root_size;
+    uint32_t *root;     /* per code point below root_size: 1 + the slot of the root's edge, or 0 */
+    uint32_t root_size; /* 1 + the highest code point below ROOT_TABLE_MAX that starts an edge */
+    uint32_t *root_cps; /* while building: the code points below ROOT_TABLE_MAX of the root's edges */
+    Py_ssize_t n_root, root_cap;
 } Trie;
 
 static inline uint64_t trie_key(uint32_t parent, uint32_t cp) {
@@ -90,6 +92,7 @@ static inline Py_ssize_t trie_find(const Trie *t, uint32_t parent, uint32_t cp) 
 static void trie_free(Trie *t) {
     PyMem_Free(t->slots);
     PyMem_Free(t->root);
+    PyMem_Free(t->root_cps);
     memset(t, 0, sizeof(*t));
 }
 
@@ -122,10 +125,15 @@ static int trie_resize(Trie *t, Py_ssize_t edges) {
     return 0;
 }
 
-/* An empty trie sized for `edges` edges (the pieces' total length bounds them), so building it
- * rehashes nothing; trie_finish shrinks it when the pieces share many prefixes. */
-static int trie_init(Trie *t, Py_ssize_t edges) {
+/* An empty trie for the `pieces` matchable pieces of `chars` code points in all. Its edges are
+ * at most `chars` and at least `pieces` (each piece ends at its own node); vocabularies share
+ * prefixes enough that half of `chars` (but never fewer than 1.25 `pieces`) seldom makes the table
+ * grow, and trie_finish shrinks it when the pieces share even more. */
+static int trie_init(Trie *t, Py_ssize_t pieces, Py_ssize_t chars) {
     memset(t, 0, sizeof(*t));
+    Py_ssize_t edges = chars / 2;
+    if (edges < pieces + pieces / 4) edges = pieces + pieces / 4;
+    if (edges > chars) edges = chars;
     return trie_resize(t, edges);
 }
 
@@ -143,6 +151,19 @@ static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
     uint64_t key = trie_key(parent, cp);
     Py_ssize_t slot = trie_slot(key, t->mask);
     while (t->slots[slot].key != 0) slot = (slot + 1) & t->mask;
+    if (parent == 0 && cp < ROOT_TABLE_MAX) {
+        if (t->n_root == t->root_cap) {
+            Py_ssize_t cap = t->root_cap ? t->root_cap * 2 : 256; /* at most ROOT_TABLE_MAX */
+            uint32_t *grown = PyMem_Realloc(t->root_cps, (size_t)cap * sizeof(uint32_t));
+            if (!grown) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            t->root_cps = grown;
+            t->root_cap = cap;
+        }
+        t->root_cps[t->n_root++] = cp;
+    }
     t->used++;
     t->slots[slot].key = key;
     t->slots[slot].child = (uint32_t)t->used; /* nodes are numbered 1, 2, ... in order of creation */
@@ -151,31 +172,28 @@ static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
 }
 
 /* After the last insertion: the table shrunk to its load, and the direct table of the root's
- * edges (slots no longer move). */
+ * edges (slots no longer move), zeroed memory up to the highest code point an edge starts
+ * with (below ROOT_TABLE_MAX), filled from the edges' list. */
 static int trie_finish(Trie *t) {
     if (trie_resize(t, t->used) < 0) return -1;
-    uint32_t size = 0;
-    for (Py_ssize_t i = 0; i <= t->mask; i++) {
-        uint64_t k = t->slots[i].key;
-        if (k != 0 && (k >> 21) == 1 && (k & 0x1FFFFF) < ROOT_TABLE_MAX && (uint32_t)(k & 0x1FFFFF) >= size)
-            size = (uint32_t)(k & 0x1FFFFF) + 1;
-    }
     if (t->mask > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "trie too large");
         return -1;
     }
-    t->root = PyMem_Malloc((size_t)(size ? size : 1) * sizeof(int32_t));
+    uint32_t size = 0;
+    for (Py_ssize_t i = 0; i < t->n_root; i++)
+        if (t->root_cps[i] >= size) size = t->root_cps[i] + 1;
+    t->root = PyMem_Calloc((size_t)(size ? size : 1), sizeof(uint32_t));
     if (!t->root) {
         PyErr_NoMemory();
         return -1;
     }
-    /* one pass over the slots (a probe per code point below `size` took milliseconds for CJK) */
-    for (uint32_t cp = 0; cp < size; cp++) t->root[cp] = -1;
-    for (Py_ssize_t i = 0; i <= t->mask; i++) {
-        uint64_t k = t->slots[i].key;
-        if (k != 0 && (k >> 21) == 1 && (k & 0x1FFFFF) < size) t->root[k & 0x1FFFFF] = (int32_t)i;
-    }
+    for (Py_ssize_t i = 0; i < t->n_root; i++)
+        t->root[t->root_cps[i]] = (uint32_t)trie_find(t, 0, t->root_cps[i]) + 1;
     t->root_size = size;
+    PyMem_Free(t->root_cps);
+    t->root_cps = NULL;
+    t->n_root = t->root_cap = 0;
     return 0;
 }
 
@@ -186,7 +204,8 @@ typedef struct {
     Trie trie;
     double *scores;       /* per id: the path score */
     Py_ssize_t size;      /* number of ids */
-    PyObject **id_objects; /* per id: the int object (shared, so lists cost no allocation per id) */
+    PyObject **id_objects; /* per id: the int object, made on first use and shared after, so lists
+                            * cost no allocation per id (NULL: not made yet) */
     PyObject *unk_object;  /* the unknown node's id as an int */
     int32_t unk_id;        /* the unknown node's id, -1 for none (a marker, llama.cpp's LLAMA_TOKEN_NULL) */
     double unk_score;
@@ -256,11 +275,7 @@ static int Lattice_setup(Lattice *self, Py_ssize_t size, long unk_id, double unk
         return -1;
     }
     self->size = size;
-    for (Py_ssize_t i = 0; i < size; i++) {
-        self->scores[i] = 0.0;
-        self->id_objects[i] = PyLong_FromSsize_t(i);
-        if (!self->id_objects[i]) return -1;
-    }
+    for (Py_ssize_t i = 0; i < size; i++) self->scores[i] = 0.0;
     self->unk_object = PyLong_FromLong(unk_id);
     if (!self->unk_object) return -1;
     self->unk_id = (int32_t)unk_id;
@@ -318,7 +333,7 @@ static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObjec
         }
         total += PyUnicode_GET_LENGTH(piece);
     }
-    if (trie_init(&self->trie, total) < 0) return -1;
+    if (trie_init(&self->trie, PyTuple_GET_SIZE(pieces), total) < 0) return -1;
     if (Lattice_setup(self, size, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids) < 0) return -1;
     for (Py_ssize_t i = 0; i < size; i++) {
         double score = PyFloat_AsDouble(PyTuple_GET_ITEM(scores, i));
@@ -383,7 +398,7 @@ static int32_t next_utf8(const unsigned char *s, Py_ssize_t size, Py_ssize_t *at
  * 0.1 * (UTF-8 length - 1), any other its own score. */
 static int Lattice_fill_records(Lattice *self, const unsigned char *data, Py_ssize_t size, const SpmRecord *records,
                                 Py_ssize_t n) {
-    Py_ssize_t total = 0;
+    Py_ssize_t total = 0, matchable = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         const SpmRecord *r = &records[i];
         if ((Py_ssize_t)r->start > size || (Py_ssize_t)r->len > size - (Py_ssize_t)r->start) {
@@ -393,9 +408,10 @@ static int Lattice_fill_records(Lattice *self, const unsigned char *data, Py_ssi
         if (r->type == 4) self->scores[i] = (double)(float)(0.1 * (double)((Py_ssize_t)r->len - 1));
         else self->scores[i] = (double)r->score;
         if (r->type != 1 && r->type != 4) continue;
+        matchable++;
         for (uint32_t b = 0; b < r->len; b++) total += (data[r->start + b] & 0xC0) != 0x80; /* code points */
     }
-    if (trie_init(&self->trie, total) < 0) return -1;
+    if (trie_init(&self->trie, matchable, total) < 0) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         const SpmRecord *r = &records[i];
         if ((r->type != 1 && r->type != 4) || r->len == 0) continue;
@@ -403,7 +419,7 @@ static int Lattice_fill_records(Lattice *self, const unsigned char *data, Py_ssi
         uint32_t node = 0;
         Py_ssize_t slot = -1;
         for (Py_ssize_t at = 0; at < (Py_ssize_t)r->len;) {
-            int32_t cp = next_utf8(s, r->len, &at);
+            int32_t cp = s[at] < 0x80 ? s[at++] : next_utf8(s, r->len, &at);
             if (cp < 0) {
                 PyErr_SetString(PyExc_ValueError, "a piece is not UTF-8");
                 return -1;
@@ -494,7 +510,7 @@ typedef struct {
 
 /* The edge from the root by `cp`, or NULL. */
 static inline const Slot *first_edge(const Trie *t, uint32_t cp) {
-    Py_ssize_t slot = cp < t->root_size ? t->root[cp] : trie_find(t, 0, cp);
+    Py_ssize_t slot = cp < t->root_size ? (Py_ssize_t)t->root[cp] - 1 : trie_find(t, 0, cp);
     return slot < 0 ? NULL : &t->slots[slot];
 }
 
@@ -600,8 +616,17 @@ static void viterbi32(const Lattice *L, int kind, const void *data, Py_ssize_t n
     }
 }
 
-static inline PyObject *id_object(const Lattice *L, int32_t id) {
-    return id >= 0 && id < L->size ? L->id_objects[id] : L->unk_object;
+/* A new reference to the int of `id` (the unknown node's for an id out of range), or NULL with
+ * an exception set. Called with the GIL held. */
+static inline PyObject *id_object(Lattice *L, int32_t id) {
+    if (id < 0 || id >= L->size) return Py_NewRef(L->unk_object);
+    PyObject *object = L->id_objects[id];
+    if (!object) {
+        object = PyLong_FromLong(id);
+        if (!object) return NULL;
+        L->id_objects[id] = object;
+    }
+    return Py_NewRef(object);
 }
 
 /* The final ids of a path holding unknown nodes, with unknown_runs="collapse" (unigram.py
@@ -609,7 +634,7 @@ static inline PyObject *id_object(const Lattice *L, int32_t id) {
  * (`collapse_runs`); with it, each unknown node is the <0xHH> pieces of its text's UTF-8
  * bytes (`_spell_unknown`, `spell_bytes`: EncodeError when a byte has no piece).
  * The path is linked forward: `first` is the first node's end, link[end].start the next one's. */
-static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssize_t first, const Link *link) {
+static PyObject *collapsed(Lattice *L, int kind, const void *data, Py_ssize_t first, const Link *link) {
     Py_ssize_t total = 0;
     int in_run = 0;
     for (Py_ssize_t end = first, start = 0; end > 0; start = end, end = link[end].start) {
@@ -632,7 +657,9 @@ static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssiz
         int32_t id = link[end].id;
         if (id != L->unk_id) {
             if (k == total) goto miscounted;
-            PyList_SET_ITEM(ids, k++, Py_NewRef(id_object(L, id)));
+            PyObject *object = id_object(L, id);
+            if (!object) goto fail;
+            PyList_SET_ITEM(ids, k++, object);
             in_run = 0;
         } else if (L->byte_fallback) {
             for (Py_ssize_t i = start; i < end; i++) {
@@ -648,12 +675,16 @@ static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssiz
                         return NULL;
                     }
                     if (k == total) goto miscounted;
-                    PyList_SET_ITEM(ids, k++, Py_NewRef(L->id_objects[byte_id]));
+                    PyObject *object = id_object(L, byte_id);
+                    if (!object) goto fail;
+                    PyList_SET_ITEM(ids, k++, object);
                 }
             }
         } else if (!in_run) {
             if (k == total) goto miscounted;
-            PyList_SET_ITEM(ids, k++, Py_NewRef(id_object(L, id)));
+            PyObject *object = id_object(L, id);
+            if (!object) goto fail;
+            PyList_SET_ITEM(ids, k++, object);
             in_run = 1;
         }
     }
@@ -663,6 +694,7 @@ static PyObject *collapsed(const Lattice *L, int kind, const void *data, Py_ssiz
     return result;
 miscounted: /* the two passes disagree: a bug, reported rather than written out of bounds */
     PyErr_SetString(PyExc_SystemError, "unigram: unknown-run rewrite miscounted");
+fail:
     Py_DECREF(ids);
     return NULL;
 }
@@ -758,7 +790,9 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
     }
     Py_ssize_t k = 0;
     for (Py_ssize_t end = first; end > 0; end = link[end].start, k++) {
-        PyList_SET_ITEM(ids, k, Py_NewRef(id_object(self, link[end].id)));
+        PyObject *object = id_object(self, link[end].id);
+        if (!object) goto done;
+        PyList_SET_ITEM(ids, k, object);
         if (ends != Py_None) {
             PyObject *e = PyLong_FromSsize_t(end);
             if (!e) goto done;
