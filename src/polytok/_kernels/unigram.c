@@ -141,16 +141,19 @@ static int trie_init(Trie *t, Py_ssize_t pieces, Py_ssize_t chars) {
  * -1 with an exception set on failure. Slots move when the table grows: use the answer
  * before the next call. */
 static Py_ssize_t trie_add(Trie *t, uint32_t parent, uint32_t cp) {
-    Py_ssize_t found = trie_find(t, parent, cp);
-    if (found >= 0) return found;
-    if ((t->used + 1) * 2 > t->mask + 1 && trie_resize(t, (t->mask + 1) / 2 + 1) < 0) return -1;
+    uint64_t key = trie_key(parent, cp);
+    Py_ssize_t slot = trie_slot(key, t->mask);
+    for (uint64_t k; (k = t->slots[slot].key) != 0; slot = (slot + 1) & t->mask)
+        if (k == key) return slot;
+    if ((t->used + 1) * 2 > t->mask + 1) { /* grown: the empty slot moves */
+        if (trie_resize(t, (t->mask + 1) / 2 + 1) < 0) return -1;
+        slot = trie_slot(key, t->mask);
+        while (t->slots[slot].key != 0) slot = (slot + 1) & t->mask;
+    }
     if ((uint64_t)t->used >= (uint64_t)UINT32_MAX - 2) {
         PyErr_SetString(PyExc_OverflowError, "too many trie nodes");
         return -1;
     }
-    uint64_t key = trie_key(parent, cp);
-    Py_ssize_t slot = trie_slot(key, t->mask);
-    while (t->slots[slot].key != 0) slot = (slot + 1) & t->mask;
     if (parent == 0 && cp < ROOT_TABLE_MAX) {
         if (t->n_root == t->root_cap) {
             Py_ssize_t cap = t->root_cap ? t->root_cap * 2 : 256; /* at most ROOT_TABLE_MAX */
