@@ -725,13 +725,17 @@ Merger_from_vocab(PyTypeObject *type, PyObject *args)
     if (self == NULL)
         goto fail;
     Py_ssize_t n = records.len / (Py_ssize_t)sizeof(SpmRecord);
-    SpmRecord *copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord)); /* aligned, whatever the buffer */
-    if (copy == NULL) {
-        PyErr_NoMemory();
-        goto fail;
+    /* the records in place when aligned for them (a bytes object's data is), else an aligned copy */
+    SpmRecord *copy = NULL;
+    if ((uintptr_t)records.buf % _Alignof(SpmRecord) != 0) {
+        copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord));
+        if (copy == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        memcpy(copy, records.buf, (size_t)records.len);
     }
-    memcpy(copy, records.buf, (size_t)records.len);
-    int status = pieces_from_records(self, data.buf, data.len, copy, n);
+    int status = pieces_from_records(self, data.buf, data.len, copy ? copy : (const SpmRecord *)records.buf, n);
     PyMem_Free(copy);
     if (status < 0 || init_rest(self, symbols, byte_ids, mode, unk_id, cache_limit, cache_chars) < 0)
         goto fail;

@@ -469,15 +469,17 @@ static PyObject *Lattice_from_vocab(PyTypeObject *type, PyObject *args) {
         goto fail;
     }
     bytes_tuple = byte_ids == Py_None ? Py_NewRef(Py_None) : PyList_AsTuple(byte_ids);
-    copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord)); /* aligned, whatever the buffer */
+    /* the records in place when aligned for them (a bytes object's data is), else an aligned copy */
+    int aligned = (uintptr_t)records.buf % _Alignof(SpmRecord) == 0;
+    if (!aligned) copy = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(SpmRecord));
     self = (Lattice *)type->tp_alloc(type, 0);
-    if (!bytes_tuple || !copy || !self) {
-        if (!copy) PyErr_NoMemory();
+    if (!bytes_tuple || (!aligned && !copy) || !self) {
+        if (!aligned && !copy) PyErr_NoMemory();
         goto fail;
     }
-    memcpy(copy, records.buf, (size_t)records.len);
+    if (copy) memcpy(copy, records.buf, (size_t)records.len);
     if (Lattice_setup(self, n, unk_id, unk_score, float32, raise_unknown, collapse, bytes_tuple) < 0
-        || Lattice_fill_records(self, data.buf, data.len, copy, n) < 0)
+        || Lattice_fill_records(self, data.buf, data.len, copy ? copy : (const SpmRecord *)records.buf, n) < 0)
         goto fail;
     self->ready = 1;
     PyMem_Free(copy);
