@@ -4,9 +4,9 @@ normalizer and the stops (the added tokens' first characters), against the pure 
 tokenizers live.
 
 gemma3's pipeline: Replace(" ", "▁"), no split (its Split(" ") finds nothing once every space
-is replaced; that pre-tokenizer has no batch form, so the tests drop it), on lines holding no
-added token (whose first characters are "<", "[", "▁", tab and newline); llama2's Prepend("▁")
-is written into the text.
+is replaced: `Tokenizer.batch_pipeline` leaves it out, see test_batch_split_literal.py), on
+lines holding no added token (whose first characters are "<", "[", "▁", tab and newline);
+llama2's Prepend("▁") is written into the text.
 """
 
 from __future__ import annotations

@@ -123,6 +123,12 @@ class Split(SplittingPreTokenizer):
             return "\u2581"
         return self._splitter.batch_scanner() if isinstance(self._splitter, RegexSplitter) else None
 
+    def never_cuts_without(self, char: str) -> bool:
+        """Whether every non-empty text that does not hold `char` stays one word: a literal
+        pattern holding `char` matches nowhere in it, and with no match and no `invert` the
+        text is one unmatched piece, which every behaviour keeps whole."""
+        return not self.is_regex and not self.invert and len(char) == 1 and char in self.pattern
+
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Split:
         pattern, is_regex, key = read_pattern(d, path)

@@ -294,18 +294,18 @@ class Tokenizer(PostProcess, OffsetsPath):
         stops = self._special_stops(parse_special) if model is not None else None
         if stops is None or not self._fast_exact or self._empty_texts:
             return None
-        split: str | int = ""
-        if self.pre_tokenizer is not None:
-            found = self.pre_tokenizer.batch_split()
-            if found is None:
-                return None
-            split = found
         normalizer: tuple[Any, str, bool, bool, bool] = (None, "", False, False, False)
         if self.normalizer is not None:
             form = self.normalizer.batch_kernel()
             if form is None:
                 return None
             normalizer = form
+        split: str | int = ""
+        if self.pre_tokenizer is not None:
+            found = self.pre_tokenizer.batch_split()
+            if found is None and not _cuts_nothing_after(self.pre_tokenizer, normalizer[0]):
+                return None
+            split = "" if found is None else found
         # the same stages keep the same pipeline, and with it the word cache it keeps across calls
         stages = (*normalizer, split, model, stops)
         kept = self.__dict__.get("_batch_kept")
@@ -543,3 +543,18 @@ class Tokenizer(PostProcess, OffsetsPath):
     def __repr__(self) -> str:
         return f"<polytok.Tokenizer {self.facts.format} {self.facts.source} vocab={len(self)}>"
 
+
+def _cuts_nothing_after(pre_tokenizer: Any, replace: Any) -> bool:
+    """Whether `pre_tokenizer` leaves every text the normalizer's batch form gives as one word,
+    where that form is a literal ``Replace`` (``(pattern, content)``, see
+    `normalizers.replace.Replace.batch_kernel`): of one character, by a content without it,
+    it leaves no text holding that character, and a literal ``Split`` whose pattern holds it
+    matches nowhere (gemma3's ``Replace(" ", "▁")`` then ``Split(" ")``)."""
+    if not isinstance(replace, tuple):
+        return False
+    pattern, content = replace
+    if pattern in content:
+        return False
+    from ..pre_tokenizers.split import Split
+
+    return isinstance(pre_tokenizer, Split) and pre_tokenizer.never_cuts_without(pattern)
