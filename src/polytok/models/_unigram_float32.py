@@ -53,8 +53,9 @@ import regex
 SHIFT_AT = 100000.0  # sentencepiece's kScoreResetThreshold
 _EPS = 2.0 ** -24
 _CACHED_CHARS = 256
-_RUN_START = regex.compile(r"(?<=[^\u2581])(?=\u2581)")  # before each run of "▁"
-_RUN_END = regex.compile(r"(?<=\u2581)(?=[^\u2581])")  # after each run (suffix-style pieces)
+# compiled only where a float32 Viterbi is made (regex caches them): importing costs no compile
+_RUN_START = r"(?<=[^\u2581])(?=\u2581)"  # before each run of "▁"
+_RUN_END = r"(?<=\u2581)(?=[^\u2581])"  # after each run (suffix-style pieces)
 
 def backtrack(start_of: array[int], id_of: list[int]) -> tuple[list[int], array[int]]:
     """The best path's node ids and ends, first to last, from a Viterbi's last-node tables."""
@@ -81,8 +82,9 @@ class Float32Viterbi:
         self._unk_id = unk_id
         self._unk_score = unk_score
         joined = "\0".join(match_ids)
-        self._cut = _RUN_START if regex.search("[^\0\u2581]\u2581", joined) is None else \
+        cut = _RUN_START if regex.search("[^\0\u2581]\u2581", joined) is None else \
             _RUN_END if regex.search("\u2581[^\0\u2581]", joined) is None else None
+        self._cut = None if cut is None else regex.compile(cut)
         self._words: dict[str, tuple[list[tuple[int, int, int, float]], float, float]] = {}
         self._round = array("f", b"\0\0\0\0")
 

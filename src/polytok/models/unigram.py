@@ -77,6 +77,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 from itertools import chain
 from math import fsum, inf, isfinite
 from operator import itemgetter
@@ -92,7 +93,14 @@ from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
 
 _UNK_PENALTY = 10.0
 _COMPILED_MAX_CHARS = 2**31 - 2  # the kernel's positions are int32; a longer word runs the pure loop
-_POW10 = [float(f"1e{k}") for k in range(309)]
+
+
+@cache
+def _pow10() -> tuple[float, ...]:
+    """10**k, k < 309, each the nearest double (made on the first `serde_f64`, not at import)."""
+    return tuple(float(f"1e{k}") for k in range(309))
+
+
 _first, _second = itemgetter(0), itemgetter(1)
 
 
@@ -211,9 +219,13 @@ class Unigram(DeferredTables, PieceListLookup):
             self._pure_tables()
             return
         raise_unknown = self._unk_id is None and not self._collapse and not self._float32
-        self._lattice = module.Lattice(list(self._match_ids), list(self._match_ids.values()), self._path_scores,
-                                       self._unknown_marker(), self._unk_score, self._float32, raise_unknown,
-                                       self._collapse, self._byte_ids)
+        if self._match_ids is self._ids and type(self._pieces) is list:
+            # every piece, in id order: the Lattice keeps a repeated piece's last id, as `_ids` does
+            pieces, ids = self._pieces, list(range(len(self._pieces)))
+        else:
+            pieces, ids = list(self._match_ids), list(self._match_ids.values())
+        self._lattice = module.Lattice(pieces, ids, self._path_scores, self._unknown_marker(), self._unk_score,
+                                       self._float32, raise_unknown, self._collapse, self._byte_ids)
 
     def _pure_tables(self) -> dict[str, int]:
         """The pure loops' lookups, built on first use: at load on the pure path, else only for a
@@ -448,9 +460,10 @@ def serde_f64(value: float | int) -> float:
     whole, _, fraction = mantissa.partition(".")
     result = float(int(whole + fraction))
     power = (int(exponent) if exponent else 0) - len(fraction)
+    pow10 = _pow10()
     while True:
-        if abs(power) < len(_POW10):
-            result = result * _POW10[power] if power >= 0 else result / _POW10[-power]
+        if abs(power) < len(pow10):
+            result = result * pow10[power] if power >= 0 else result / pow10[-power]
             break
         if result == 0.0:
             break
