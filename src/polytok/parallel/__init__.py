@@ -16,15 +16,38 @@ is not safe (`can_fork`), callers do the work in one process: the same ids, one 
 
 from __future__ import annotations
 
-from .batches import MIN_CHARS as MIN_CHARS
-from .batches import encode_in_pool as encode_in_pool
-from .fork import available_workers as available_workers
-from .fork import can_fork as can_fork
-from .fork import run_shared as run_shared
-from .long_text import count_long as count_long
-from .long_text import encode_long as encode_long
-from .resumable_scan import scanner_for as scanner_for
-from .runs import map_in_runs as map_in_runs
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .batches import MIN_CHARS as MIN_CHARS
+    from .batches import encode_in_pool as encode_in_pool
+    from .fork import available_workers as available_workers
+    from .fork import can_fork as can_fork
+    from .fork import run_shared as run_shared
+    from .long_text import count_long as count_long
+    from .long_text import encode_long as encode_long
+    from .resumable_scan import scanner_for as scanner_for
+    from .runs import map_in_runs as map_in_runs
 
 __all__ = ["MIN_CHARS", "available_workers", "can_fork", "count_long", "encode_in_pool", "encode_long",
            "map_in_runs", "run_shared", "scanner_for"]
+
+# each name's module, imported on first use: most processes never start a worker, and
+# `fork`'s forking and `long_text`'s regexes cost milliseconds to import
+_HOMES = {"MIN_CHARS": "batches", "encode_in_pool": "batches", "available_workers": "fork", "can_fork": "fork",
+          "run_shared": "fork", "count_long": "long_text", "encode_long": "long_text",
+          "scanner_for": "resumable_scan", "map_in_runs": "runs"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -35,7 +35,6 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..bounded_cache import BoundedCache
-from .runs import map_in_runs
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -69,6 +68,8 @@ def encode_in_pool(tok: Tokenizer, texts: Sequence[Any], *, add_special: bool, s
     Callers check `can_fork`. An error in a child is raised again by encoding that
     child's texts in this process, so it surfaces with its own type and message.
     """
+    from .runs import map_in_runs  # (forks: imported where a pool is used)
+
     sizes = [len(t) if isinstance(t, str) else sum(map(len, t)) for t in texts]
     spans = _spans(sizes, WARM_SHARE * workers * 4)
     caches = _caches(tok)

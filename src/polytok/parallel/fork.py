@@ -14,14 +14,15 @@ write would copy a page the child shares with this process).
 `run_shared` is the simplest user: one item per process, this process computing the
 first. Against a `multiprocessing` pool its worker started measurably sooner and
 nothing had to be shut down (bench/README.md, 'Measurements behind design choices').
+
+``multiprocessing`` and ``pickle`` are imported where a process is forked or a result
+sent, not with this module: `available_workers` is asked on every compiled batch.
 """
 
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import pickle
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +44,8 @@ def available_workers() -> int:
 
 def can_fork() -> bool:
     """True when workers can be forked safely (see the module notes)."""
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
@@ -69,6 +72,8 @@ def forking() -> Iterator[None]:
 def shared_ints(values: list[int]) -> Any:
     """Integers this process and the children it forks afterwards all read and write: a
     shared-memory array with a lock (``with array.get_lock(): ...``)."""
+    import multiprocessing
+
     return multiprocessing.get_context("fork").Array("q", values)
 
 
@@ -108,6 +113,8 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
     """
     if len(items) < 2:
         return [(True, fn(item)) for item in items]
+    import pickle  # noqa: F401  (here, so the children inherit it)
+
     children: list[tuple[int, int]] = []
     try:
         with forking():
@@ -126,12 +133,16 @@ def run_shared(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[tuple[boo
 
 
 def _send_outcome(fn: Callable[[Any], Any], item: Any, write_end: int) -> None:
+    import pickle
+
     with os.fdopen(write_end, "wb") as out:
         pickle.dump(outcome(fn, item), out, pickle.HIGHEST_PROTOCOL)
 
 
 def _child_outcome(pid: int, fd: int) -> tuple[bool, Any]:
     """What a `run_shared` child sent, once it has exited."""
+    import pickle
+
     with os.fdopen(fd, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
