@@ -257,7 +257,9 @@ class BPE(VocabLookup):
         """The compiled word loop, where it covers the model: no dropout, no affixes, ids that fit
         its tables (`_merger` is then built on first use, as the pair ranks are)."""
         ids = self._vocab_r
-        fits = isinstance(ids, list) or not ids or (min(ids) >= 0 and max(ids) < 4 * len(ids) + (1 << 16))
+        # the largest id, read once here (`_top_id`): the ranks by token id and the Merger ask again
+        self._top = len(ids) - 1 if isinstance(ids, list) else max(ids, default=-1)
+        fits = isinstance(ids, list) or not ids or (min(ids) >= 0 and self._top < 4 * len(ids) + (1 << 16))
         plain = not self._dropout and not self._prefix and not self._suffix
         if self._byte_level:  # the kernel merges bytes only for tiktoken's rule, every byte a token
             vocab = self._vocab
@@ -451,7 +453,7 @@ class BPE(VocabLookup):
         return merger
 
     def _top_id(self) -> int:
-        return len(self._vocab_r) - 1 if isinstance(self._vocab_r, list) else max(self._vocab_r, default=-1)
+        return self._top
 
     def _id_tokens(self) -> dict[int, str]:
         """``{id: token}`` (made for the call when the model holds a list of pieces)."""
