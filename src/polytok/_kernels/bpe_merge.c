@@ -1774,11 +1774,97 @@ static PyTypeObject MergerType = {
     .tp_methods = Merger_methods,
 };
 
+
+/* -- the cut mark ------------------------------------------------------------------------ */
+
+/* cut_mark(vocab) -> (mark, unsafe): polytok/models/_bpe_cut.py's `cut_mark`, by its rule: the
+ * most common first character of the keys of more than one character (a tie goes to the one
+ * seen first, as `Counter.most_common`), "" unless that character is a key itself, and the
+ * frozenset of the characters before it inside a key. Counts are per code point in two
+ * zeroed tables (only the pages of the code points met are touched). */
+static PyObject *cut_mark(PyObject *module, PyObject *vocab) {
+    if (!PyDict_Check(vocab)) {
+        PyErr_SetString(PyExc_TypeError, "vocab must be a dict");
+        return NULL;
+    }
+    const Py_ssize_t n_cps = 0x110000;
+    uint32_t *counts = PyMem_RawCalloc((size_t)n_cps, sizeof(uint32_t));
+    uint32_t *seen = PyMem_RawCalloc((size_t)n_cps, sizeof(uint32_t)); /* 1 + order of first sight */
+    if (!counts || !seen) {
+        PyMem_RawFree(counts);
+        PyMem_RawFree(seen);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    uint32_t order = 0, best_count = 0;
+    Py_UCS4 best = 0;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) {
+            PyMem_RawFree(counts);
+            PyMem_RawFree(seen);
+            PyErr_SetString(PyExc_TypeError, "pieces must be str");
+            return NULL;
+        }
+        if (PyUnicode_GET_LENGTH(key) < 2) continue;
+        Py_UCS4 c = PyUnicode_READ_CHAR(key, 0);
+        if (!seen[c]) seen[c] = ++order;
+        uint32_t count = ++counts[c];
+        if (count > best_count || (count == best_count && seen[c] < seen[best])) {
+            best_count = count;
+            best = c;
+        }
+    }
+    PyMem_RawFree(counts);
+    PyMem_RawFree(seen);
+    PyObject *mark = NULL, *unsafe = NULL, *out = NULL;
+    if (best_count) {
+        mark = PyUnicode_FromOrdinal((int)best);
+        if (!mark) return NULL;
+        int found = PyDict_Contains(vocab, mark);
+        if (found < 0) goto done;
+        if (!found) Py_CLEAR(mark);
+    }
+    unsafe = PyFrozenSet_New(NULL);
+    if (!unsafe) goto done;
+    if (!mark) {
+        out = Py_BuildValue("(sO)", "", unsafe);
+        goto done;
+    }
+    pos = 0;
+    while (PyDict_Next(vocab, &pos, &key, &value)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        int kind = PyUnicode_KIND(key);
+        const void *data = PyUnicode_DATA(key);
+        for (Py_ssize_t i = 1; i < n; i++) {
+            if (PyUnicode_READ(kind, data, i) != best) continue;
+            PyObject *before = PyUnicode_FromOrdinal((int)PyUnicode_READ(kind, data, i - 1));
+            if (!before || PySet_Add(unsafe, before) < 0) {
+                Py_XDECREF(before);
+                goto done;
+            }
+            Py_DECREF(before);
+        }
+    }
+    out = PyTuple_Pack(2, mark, unsafe);
+done:
+    Py_XDECREF(mark);
+    Py_XDECREF(unsafe);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"cut_mark", (PyCFunction)cut_mark, METH_O,
+     "cut_mark(vocab) -> (mark, unsafe): polytok.models._bpe_cut.cut_mark, compiled"},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef bpe_merge_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "polytok._kernels.bpe_merge",
     .m_doc = "The BPE model's word loop (polytok.models.bpe), compiled.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit_bpe_merge(void) {
