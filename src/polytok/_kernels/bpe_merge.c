@@ -443,7 +443,24 @@ static inline int32_t bytes_rank(const Merger *m, const uint8_t *p, Py_ssize_t n
 /* byte_level: every vocabulary entry written in the byte alphabet, keyed by the bytes it spells
  * (an entry with any other character spells no bytes: no word reaches it, and it is left out).
  * Needs an injective vocabulary and an entry for each of the 256 bytes (the model checks both). */
-static int build_bytes(Merger *self, PyObject *vocab_r) {
+/* What `build_bytes` sizes its tables by, counted in `Merger_init`'s first walk over the vocabulary
+ * (one walk fewer over a large vocabulary: each touches every key object). */
+typedef struct {
+    Py_ssize_t total;               /* the keys' characters */
+    Py_ssize_t counts[BYTE_TABLES]; /* keys per length 0..8, then all longer */
+    int too_long;                   /* a key of INT32_MAX characters or more, or total past PY_SSIZE_T_MAX / 8 */
+} KeyLengths;
+
+static void count_key(KeyLengths *lengths, Py_ssize_t length) {
+    if (length >= INT32_MAX || lengths->total > PY_SSIZE_T_MAX / 8 - length) {
+        lengths->too_long = 1;
+        return;
+    }
+    lengths->total += length;
+    lengths->counts[length <= 8 ? length : BYTE_TABLES - 1]++;
+}
+
+static int build_bytes(Merger *self, PyObject *vocab_r, const KeyLengths *lengths) {
     Py_ssize_t n = PyDict_GET_SIZE(self->vocab);
     if (n >= INT32_MAX / 4) {
         PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
@@ -453,18 +470,10 @@ static int build_bytes(Merger *self, PyObject *vocab_r) {
         PyErr_SetString(PyExc_ValueError, "byte_level takes a vocabulary with one piece per id");
         return -1;
     }
-    Py_ssize_t total = 0, pos = 0, counts[BYTE_TABLES] = {0};
+    if (lengths->too_long) return PyErr_NoMemory(), -1;
+    Py_ssize_t total = lengths->total, pos = 0;
+    const Py_ssize_t *counts = lengths->counts;
     PyObject *key, *value;
-    while (PyDict_Next(self->vocab, &pos, &key, &value)) {
-        if (!PyUnicode_Check(key)) {
-            PyErr_SetString(PyExc_TypeError, "pieces must be str");
-            return -1;
-        }
-        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
-        if (length >= INT32_MAX || total > PY_SSIZE_T_MAX / 8 - length) return PyErr_NoMemory(), -1;
-        total += length;
-        counts[length <= 8 ? length : BYTE_TABLES - 1]++;
-    }
     self->bpool = PyMem_Malloc((size_t)(total ? total : 1));
     self->boff = PyMem_Calloc((size_t)(self->size ? self->size : 1), sizeof(Py_ssize_t));
     self->pair_rank = PyMem_Malloc((size_t)65536 * sizeof(int32_t));
@@ -598,12 +607,15 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
     /* the ids' int objects and the one-character entries */
     Py_ssize_t n_chars = 0, pos = 0;
     PyObject *key, *value;
+    KeyLengths lengths = {0};
     while (PyDict_Next(vocab, &pos, &key, &value)) {
         if (!PyUnicode_Check(key)) {
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return -1;
         }
-        n_chars += PyUnicode_GET_LENGTH(key) == 1;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        n_chars += length == 1;
+        if (byte_level) count_key(&lengths, length);
     }
     if (intmap_init(&self->chars, n_chars) < 0) return -1;
     pos = 0;
@@ -636,7 +648,7 @@ static int Merger_init(Merger *self, PyObject *args, PyObject *kwargs) {
     }
     self->byte_level = byte_level;
     if (byte_level) {
-        if (build_bytes(self, vocab_r) < 0) return -1;
+        if (build_bytes(self, vocab_r, &lengths) < 0) return -1;
     } else if (token_id) {
         if (build_strings(self, vocab_r) < 0) return -1;
     } else {
