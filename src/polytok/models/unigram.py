@@ -424,7 +424,9 @@ def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
     if raw and set(map(type, pieces)) != {str}:
         index = next(i for i, piece in enumerate(pieces) if type(piece) is not str)
         raise FormatError(f"expected a string, found {pieces[index]!r:.60}", key=join(join(path, index), 0))
-    if raw and not set(map(type, scores)) <= {float, int}:
+    wire = kernel("wire")
+    values = wire.serde_f64s(scores) if wire is not None else None  # a list: every score an exact float or int
+    if values is None and raw and not set(map(type, scores)) <= {float, int}:
         index = next(i for i, score in enumerate(scores) if type(score) not in (float, int))
         raise FormatError(f"expected a number, found {scores[index]!r:.60}", key=join(join(path, index), 1))
     if not _finite_sum(scores):  # HF's serde_json refuses NaN, Infinity and numbers beyond an f64
@@ -432,8 +434,6 @@ def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
         if at_fault is not None:  # (else each is finite and only their sum is not: HF reads them)
             raise FormatError(f"expected a finite number, found {scores[at_fault]!r:.60}",
                               key=join(join(path, at_fault), 1))
-    wire = kernel("wire")
-    values = wire.serde_f64s(scores) if wire is not None else None
     return pieces, list(map(serde_f64, scores)) if values is None else values
 
 
