@@ -113,10 +113,7 @@ table_init(Table *t, Py_ssize_t expected)
         PyErr_NoMemory();
         return -1;
     }
-    for (size_t i = 0; i < nslots; i++) {
-        t->slots[i].hash = 0;
-        t->slots[i].index = -1;
-    }
+    memset(t->slots, 0xFF, nslots * sizeof(Slot)); /* every index -1: empty (an empty slot's hash is never read) */
     t->mask = nslots - 1;
     t->capacity = expected;
     return 0;
