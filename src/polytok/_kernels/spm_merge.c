@@ -428,13 +428,15 @@ rank_scores(Table *t)
     }
     if (k <= few_limit) {
         sort_few(few, few + k, k);
-        Py_ssize_t a = 0, b = 0;
-        while (a < m || b < k) {
-            if (b == k || (a < m && t->entries[run[a]].score >= t->entries[few[b].entry].score))
+        Py_ssize_t a = 0;
+        for (Py_ssize_t b = 0; b < k; b++) {
+            double score = t->entries[few[b].entry].score;
+            while (a < m && t->entries[run[a]].score >= score)
                 give_rank(t, run[a++], &rank, &last);
-            else
-                give_rank(t, few[b++].entry, &rank, &last);
+            give_rank(t, few[b].entry, &rank, &last);
         }
+        while (a < m)
+            give_rank(t, run[a++], &rank, &last);
         PyMem_Free(run);
         PyMem_Free(few);
         return 0;
