@@ -513,3 +513,66 @@ def test_serde_hands_back_what_it_does_not_read(wire: Any) -> None:
     for values in ([1.0, math.inf], [math.nan], [10**400], [True], [1.0, "x"], (1.0,)):
         assert wire.serde_f64s(values) is None
     assert wire.serde_f64s([]) == []
+
+
+def _unigram_config(raw: Any) -> tuple[Any, ...]:
+    """A Unigram model read from a tokenizer.json ``model`` whose ``vocab`` is `raw`: its pieces and
+    scores (bit-exact), or the error."""
+    from polytok.models.unigram import Unigram
+
+    def read(data: Any) -> Any:
+        model = Unigram.from_config({"type": "Unigram", "vocab": data}, "model")
+        return model.get_vocab(), [model.id_to_token(i) for i in range(model.vocab_size())], _floats(model._scores)
+
+    return _outcome(read, raw)
+
+
+def _unigram_both(raw: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    fast = _unigram_config(raw)
+    with kernels.pure_path():
+        pure = _unigram_config(raw)
+    return fast, pure
+
+
+def test_unigram_vocab_of_every_fixture(wire: Any) -> None:
+    import json
+
+    from fixtures import ALL_HF_JSON
+
+    seen = 0
+    for fixture in ALL_HF_JSON:
+        model = json.loads(fixture_path(fixture.name, fixture.files[0]).read_text(encoding="utf-8")).get("model")
+        if isinstance(model, dict) and model.get("type") == "Unigram":
+            raw = model["vocab"]
+            read = wire.unigram_vocab(raw)  # the kernel reads every real file itself
+            assert read is not None
+            assert read[0] == [piece for piece, _ in raw]
+            assert _floats(read[1]) == _floats(wire.serde_f64s([score for _, score in raw]))
+            fast, pure = _unigram_both(raw)
+            assert fast == pure and fast[0] == "ok"
+            seen += 1
+    assert seen
+
+
+ODD_VOCABS = [
+    [], [["a", 0]], [["a", -1.5], ["a", -0.5], ["b", 2]],  # a repeated piece keeps its last id
+    [["a", 0.1], ["b", 1e-300], ["c", -0.0], ["d", 2**60 + 1], ["e", 1.7976931348623157e308]],
+    [["a", 1e308], ["b", 1e308]],  # each finite, their sum not: read
+    [["a", 0.5], ["b", math.inf]], [["a", math.nan]], [["a", -math.inf]], [["a", 10**400]],
+    [["a", True]], [["a", "1"]], [["a", None]], [[1, 0.5]], [["a"]], [["a", 1.0, 2]], [("a", 1.0)],
+    [["a", 1.0], "b"], [["a", 1.0], None], [["a", 1.0], ["b", 1.0], ["c"]],
+]
+
+
+@pytest.mark.parametrize("raw", ODD_VOCABS, ids=range(len(ODD_VOCABS)))
+def test_unigram_vocab_answers_as_the_pure_checks(raw: Any) -> None:
+    fast, pure = _unigram_both(raw)
+    assert fast == pure
+
+
+def test_unigram_vocab_hands_back_what_it_does_not_read(wire: Any) -> None:
+    for raw in ([["a", math.inf]], [["a", math.nan]], [["a", 10**400]], [["a", True]], [[1, 0.5]], [["a"]],
+                [("a", 1.0)], [["a", 1.0], None], ((("a", 1.0),)), [["a", 1.0, 2]]):
+        assert wire.unigram_vocab(raw) is None, raw
+    assert wire.unigram_vocab([]) == ([], [])
+    assert wire.unigram_vocab([["a", 2], ["b", -0.25]]) == (["a", "b"], [2.0, -0.25])

@@ -1064,6 +1064,60 @@ fail:
     return NULL;
 }
 
+/* unigram_vocab(raw) -> (pieces, scores), or None
+ *
+ * A tokenizer.json Unigram "vocab", a list of [piece, score] pairs, read in one pass: each entry
+ * an exact list of two items, a str and an exact int or finite float; each score as serde_f64s
+ * reads it. None (the pure checks then run and name the entry at fault) for anything else. */
+static PyObject *unigram_vocab(PyObject *self, PyObject *raw) {
+    if (!PyList_CheckExact(raw)) Py_RETURN_NONE;
+    Py_ssize_t n = PyList_GET_SIZE(raw);
+    PyObject *pieces = PyList_New(n);
+    PyObject *scores = PyList_New(n);
+    if (pieces == NULL || scores == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        /* nothing here runs Python code, so the lists keep their sizes */
+        PyObject *entry = PyList_GET_ITEM(raw, i);
+        if (!PyList_CheckExact(entry) || PyList_GET_SIZE(entry) != 2) goto give_up;
+        PyObject *piece = PyList_GET_ITEM(entry, 0);
+        PyObject *score = PyList_GET_ITEM(entry, 1);
+        if (!PyUnicode_CheckExact(piece)) goto give_up;
+        double value;
+        if (PyFloat_CheckExact(score)) {
+            if (!isfinite(PyFloat_AS_DOUBLE(score))) goto give_up;
+            int state = serde_double(PyFloat_AS_DOUBLE(score), &value);
+            if (state < 0) goto fail;
+            if (state == 0) goto give_up;
+        } else if (PyLong_CheckExact(score)) {
+            value = PyLong_AsDouble(score);
+            if (value == -1.0 && PyErr_Occurred()) {
+                if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
+                PyErr_Clear();
+                goto give_up;
+            }
+        } else {
+            goto give_up;
+        }
+        PyObject *number = PyFloat_FromDouble(value);
+        if (number == NULL) goto fail;
+        Py_INCREF(piece);
+        PyList_SET_ITEM(pieces, i, piece);
+        PyList_SET_ITEM(scores, i, number);
+    }
+    PyObject *result = PyTuple_Pack(2, pieces, scores);
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    return result;
+give_up:
+    Py_DECREF(pieces);
+    Py_DECREF(scores);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(pieces);
+    Py_XDECREF(scores);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"read_pieces", read_pieces, METH_VARARGS,
      "read_pieces(data, pos, end, pieces, scores, types) -> position after the ModelProto pieces read"},
@@ -1080,6 +1134,8 @@ static PyMethodDef methods[] = {
     {"json_merge_ids", json_merge_ids, METH_VARARGS,
      "json_merge_ids(vocab, raw, prefix) -> merge_ids(vocab, *json_merges(raw), prefix) in one pass, or None"},
     {"serde_f64s", serde_f64s, METH_O, "serde_f64s(scores) -> the f64 serde_json reads for each score, or None"},
+    {"unigram_vocab", unigram_vocab, METH_O,
+     "unigram_vocab(raw) -> (pieces, scores) of a tokenizer.json Unigram vocab, scores as serde_f64s reads them, or None"},
     {NULL, NULL, 0, NULL},
 };
 

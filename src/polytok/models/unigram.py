@@ -416,6 +416,10 @@ def _check_unk_id(unk_id: int | None, size: int) -> None:
 
 def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
     """The pieces and scores of ``[[piece, score], ...]``, checked, with each score read as serde_json reads it."""
+    wire = kernel("wire")
+    read = wire.unigram_vocab(raw) if wire is not None else None  # every entry well formed, in one pass
+    if read is not None:
+        return read  # type: ignore[no-any-return]
     if raw and not (set(map(type, raw)) == {list} and set(map(len, raw)) == {2}):
         index = next(i for i, entry in enumerate(raw) if type(entry) is not list or len(entry) != 2)
         raise FormatError(f"expected a [piece, score] pair, found {raw[index]!r:.60}", key=join(path, index))
@@ -424,7 +428,6 @@ def _read_vocab(raw: list[Any], path: str) -> tuple[list[str], list[float]]:
     if raw and set(map(type, pieces)) != {str}:
         index = next(i for i, piece in enumerate(pieces) if type(piece) is not str)
         raise FormatError(f"expected a string, found {pieces[index]!r:.60}", key=join(join(path, index), 0))
-    wire = kernel("wire")
     values = wire.serde_f64s(scores) if wire is not None else None  # a list: every score an exact float or int
     if values is None and raw and not set(map(type, scores)) <= {float, int}:
         index = next(i for i, score in enumerate(scores) if type(score) not in (float, int))
