@@ -93,6 +93,7 @@ from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
 
 _UNK_PENALTY = 10.0
 _COMPILED_MAX_CHARS = 2**31 - 2  # the kernel's positions are int32; a longer word runs the pure loop
+_FIND_SCANS = 16  # token_to_id scans the pieces this many times before it builds the lookups
 
 
 @cache
@@ -147,10 +148,24 @@ class Unigram(DeferredTables, PieceListLookup):
     @classmethod
     def _from_columns(cls, pieces: list[str], scores: list[float], unk_id: int | None,
                       byte_fallback: bool) -> Unigram:
-        """``Unigram(list(zip(pieces, scores)), unk_id, byte_fallback)`` without the pairs (`scores` are floats)."""
+        """``Unigram(list(zip(pieces, scores)), unk_id, byte_fallback)`` without the pairs (`scores` are floats);
+        the piece-to-id lookups are built on first use (`DeferredTables`), every piece matchable."""
         _check_unk_id(unk_id, len(pieces))
         self = cls.__new__(cls)
-        self._set_columns(pieces, scores, None, None)
+        self._pieces = pieces
+        self._scores = self._path_scores = scores
+
+        scans = [_FIND_SCANS]
+
+        def find(token: str) -> int:
+            if scans[0] > 0:  # a load's few added tokens: a scan each costs less than the lookups
+                scans[0] -= 1
+                return _last_index(pieces, token)
+            self.build_deferred()
+            found: int = self._ids.get(token, -1)
+            return found
+
+        self.defer(lambda: {"vocab": list(zip(pieces, scores)), "matchable": None, "zero_score": None}, find)
         self._setup(unk_id, byte_fallback, None, "fuse", False)
         return self
 
@@ -219,8 +234,9 @@ class Unigram(DeferredTables, PieceListLookup):
             self._pure_tables()
             return
         raise_unknown = self._unk_id is None and not self._collapse and not self._float32
-        if self._match_ids is self._ids and type(self._pieces) is list:
-            # every piece, in id order: the Lattice keeps a repeated piece's last id, as `_ids` does
+        if "_deferred" in self.__dict__ or (self._match_ids is self._ids and type(self._pieces) is list):
+            # every piece (deferred lookups: `_from_columns`), in id order: the Lattice keeps a
+            # repeated piece's last id, as `_ids` does
             pieces, ids = self._pieces, list(range(len(self._pieces)))
         else:
             pieces, ids = list(self._match_ids), list(self._match_ids.values())
@@ -404,6 +420,16 @@ class Unigram(DeferredTables, PieceListLookup):
                                           f" (character {word[start]!r} has no piece)")
                     best[start + 1], start_of[start + 1], id_of[start + 1] = offer, start, unk_id
         return start_of, id_of
+
+
+def _last_index(pieces: list[str], token: str) -> int:
+    """The last index of `token` in `pieces` (a repeated piece's id is its last), or -1."""
+    found = -1
+    try:
+        while True:
+            found = pieces.index(token, found + 1)
+    except ValueError:
+        return found
 
 
 def _check_unk_id(unk_id: int | None, size: int) -> None:
