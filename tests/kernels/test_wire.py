@@ -576,3 +576,22 @@ def test_unigram_vocab_hands_back_what_it_does_not_read(wire: Any) -> None:
         assert wire.unigram_vocab(raw) is None, raw
     assert wire.unigram_vocab([]) == ([], [])
     assert wire.unigram_vocab([["a", 2], ["b", -0.25]]) == (["a", "b"], [2.0, -0.25])
+
+
+def _scan_last(pieces: list[Any], token: Any) -> int:
+    return max((i for i, piece in enumerate(pieces) if piece == token), default=-1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "ab", "é", "aé", "日", "a日", "😀", "😀a", "\x00", "\ud800"]), max_size=12),
+       st.sampled_from(["", "a", "ab", "é", "aé", "日", "a日", "😀", "😀a", "\x00", "\ud800", "b"]))
+def test_last_index_answers_as_a_scan(pieces: list[str], token: str) -> None:
+    wire = compiled("wire")
+    assert wire.last_index(pieces, token) == _scan_last(pieces, token)
+    copies = [(piece + "x")[:-1] for piece in pieces]  # equal strings, not the same objects
+    assert wire.last_index(copies, (token + "x")[:-1]) == _scan_last(pieces, token)
+
+
+def test_last_index_hands_back_what_it_does_not_read(wire: Any) -> None:
+    assert wire.last_index(["a", 1], "b") is None and wire.last_index(("a",), "a") is None
+    assert wire.last_index(["a"], 5) is None and wire.last_index([], "a") == -1

@@ -1118,6 +1118,28 @@ fail:
     return NULL;
 }
 
+/* last_index(pieces, token) -> the last index of `token` in the list `pieces` of exact str, or -1;
+ * None when `pieces` is not such a list (the pure scan then answers). */
+static PyObject *last_index(PyObject *self, PyObject *args) {
+    PyObject *pieces, *token;
+    if (!PyArg_ParseTuple(args, "OO", &pieces, &token)) return NULL;
+    if (!PyList_CheckExact(pieces) || !PyUnicode_CheckExact(token)) Py_RETURN_NONE;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(token);
+    int kind = PyUnicode_KIND(token);
+    const void *data = PyUnicode_DATA(token);
+    for (Py_ssize_t i = PyList_GET_SIZE(pieces) - 1; i >= 0; i--) {
+        /* nothing here runs Python code, so the list keeps its size */
+        PyObject *item = PyList_GET_ITEM(pieces, i);
+        if (item == token) return PyLong_FromSsize_t(i);
+        if (!PyUnicode_CheckExact(item)) Py_RETURN_NONE;
+        /* equal str have equal kinds: each is stored in the narrowest kind that holds it */
+        if (PyUnicode_GET_LENGTH(item) == length && PyUnicode_KIND(item) == kind
+            && memcmp(PyUnicode_DATA(item), data, (size_t)length * (size_t)kind) == 0)
+            return PyLong_FromSsize_t(i);
+    }
+    return PyLong_FromLong(-1);
+}
+
 static PyMethodDef methods[] = {
     {"read_pieces", read_pieces, METH_VARARGS,
      "read_pieces(data, pos, end, pieces, scores, types) -> position after the ModelProto pieces read"},
@@ -1134,6 +1156,8 @@ static PyMethodDef methods[] = {
     {"json_merge_ids", json_merge_ids, METH_VARARGS,
      "json_merge_ids(vocab, raw, prefix) -> merge_ids(vocab, *json_merges(raw), prefix) in one pass, or None"},
     {"serde_f64s", serde_f64s, METH_O, "serde_f64s(scores) -> the f64 serde_json reads for each score, or None"},
+    {"last_index", last_index, METH_VARARGS,
+     "last_index(pieces, token) -> the last index of token in a list of str (-1: none), or None"},
     {"unigram_vocab", unigram_vocab, METH_O,
      "unigram_vocab(raw) -> (pieces, scores) of a tokenizer.json Unigram vocab, scores as serde_f64s reads them, or None"},
     {NULL, NULL, 0, NULL},

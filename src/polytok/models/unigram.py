@@ -424,6 +424,10 @@ class Unigram(DeferredTables, PieceListLookup):
 
 def _last_index(pieces: list[str], token: str) -> int:
     """The last index of `token` in `pieces` (a repeated piece's id is its last), or -1."""
+    wire = kernel("wire")
+    compiled = wire.last_index(pieces, token) if wire is not None else None
+    if compiled is not None:
+        return compiled  # type: ignore[no-any-return]
     found = -1
     try:
         while True:
