@@ -27,7 +27,8 @@ class Decoder(Protocol):
 
 
 class IdsDecoder(Protocol):
-    """Ids back to text: the decode stage of a `Tokenizer`. Implementations subclass it.
+    """Ids back to text: the decode stage of a `Tokenizer`. Implementations subclass it
+    (`SentencePieceDetokenizer` provides every member instead: its class is made on each .model load).
 
     ``token_bytes(id)`` is the bytes the token stands for: what decoding writes for it
     in the middle of a sequence, with special tokens written out, before the bytes are

@@ -39,7 +39,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import DecodeError
-from . import IdsDecoder
 
 if TYPE_CHECKING:  # a Protocol class costs its creation at import, on every .model load
     from typing import Protocol
@@ -61,8 +60,9 @@ def _one_byte_replaced(exc: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_ERRORS, _one_byte_replaced)
 
 
-class SentencePieceDetokenizer(IdsDecoder):
-    """``SentencePieceProcessor.decode(ids)``.
+class SentencePieceDetokenizer:
+    """``SentencePieceProcessor.decode(ids)``: an `IdsDecoder` by its members, not by subclassing
+    (a subclass of a Protocol costs its creation at import, on every .model load).
 
     Args:
         pieces: the piece of each id.
@@ -81,6 +81,11 @@ class SentencePieceDetokenizer(IdsDecoder):
         self._strip_first = strip_first_space
         self._remove_extra = remove_extra_whitespaces
         self._denormalizer = denormalizer
+
+    @property
+    def clean_spaces(self) -> bool:
+        """False: sentencepiece's decode deletes no space (`IdsDecoder.clean_spaces`)."""
+        return False
 
     def token_bytes(self, id: int) -> bytes:
         if not 0 <= id < len(self._pieces):
