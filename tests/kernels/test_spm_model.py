@@ -340,7 +340,7 @@ KIND_VALUES = {"string": [b"", "\u2581x\u00e9".encode(), b"\xff"], "bytes": [b""
 
 def _spec_cases() -> list[tuple[str, bytes]]:
     """Every field of the pure reader's schemas, with values of its kind, alone and repeated."""
-    from polytok.formats.sentencepiece import _schemas
+    from polytok.formats._sentencepiece_wire import _schemas
 
     cases = []
     for number, name in ((2, "trainer_spec"), (3, "normalizer_spec"), (5, "denormalizer_spec")):

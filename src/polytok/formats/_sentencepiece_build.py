@@ -17,8 +17,6 @@ from functools import cache
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from .. import kernels
 from ..errors import FormatError
 from ..facts import FormatFacts, eos_ends, named_ids
@@ -85,7 +83,9 @@ def _fail(proto: ModelProto, reason: str, key: str) -> FormatError:
 def _check_pieces(proto: ModelProto, odd: list[int]) -> int | None:
     """sentencepiece's load checks; returns the model's unknown id (None when there is none)."""
     if proto.vocab is None:  # else spm_model has checked every piece (`Vocab.usual`)
-        _check_every_piece(proto)
+        from ._sentencepiece_pure import check_every_piece
+
+        check_every_piece(proto)
     types = proto.types
     special = [i for i in odd if types[i] in (UNKNOWN, BYTE)]
     unknown = [i for i in special if types[i] == UNKNOWN]
@@ -119,61 +119,11 @@ def _bytes_named(proto: ModelProto, special: list[int], byte_fallback: bool) -> 
     return len(bytes_found)
 
 
-def _check_every_piece(proto: ModelProto) -> None:
-    """The checks that look at every piece (empty, too long, NUL, defined twice)."""
-    pieces, types = proto.pieces, proto.types
-    if not all(pieces):
-        raise _fail(proto, "piece must not be empty", f"pieces[{pieces.index('')}]")
-    if max(map(len, pieces), default=0) >= 2000:
-        long = next((i for i, p in enumerate(pieces) if len(p.encode("utf-8")) >= 8000), None)
-        if long is not None:
-            raise _fail(proto, "piece is too long", f"pieces[{long}]")
-    if "\0" in "".join(pieces):
-        nul = next((i for i, (p, t) in enumerate(zip(pieces, types)) if "\0" in p and (p != "\0" or t != UNUSED)),
-                   None)
-        if nul is not None:
-            raise _fail(proto, "piece must not include a NUL character", f"pieces[{nul}]")
-    if len(set(pieces)) != len(pieces):
-        _check_duplicates(proto)
-
-
-def _check_duplicates(proto: ModelProto) -> None:
-    """A piece defined twice (BPE: anywhere; others: twice among the reserved or twice among the rest)."""
-    reserved_map = proto.model_type != "bpe"
-    seen: dict[tuple[bool, str], int] = {}
-    for index, (piece, kind) in enumerate(zip(proto.pieces, proto.types)):
-        if piece == "\0" and kind == UNUSED:
-            continue
-        group = (reserved_map and kind in _RESERVED, piece)
-        if group in seen:
-            raise _fail(proto, f"{piece!r} is already defined (pieces[{seen[group]}])", f"pieces[{index}]")
-        seen[group] = index
-
-
 def _joins_space_to_text(proto: ModelProto, odd: list[int]) -> bool:
-    """Whether a usable piece holds a "▁" right after another character (a piece such a cut would split).
+    """`_sentencepiece_pure.joins_space_to_text` (loaded when the pure reader's proto asks)."""
+    from ._sentencepiece_pure import joins_space_to_text
 
-    Weaker than sentencepiece's ``has_internal_space_symbol``: runs of "▁" alone (Mistral's
-    whitespace pieces) do not count, since the cut goes before a whole run.
-    """
-    pieces, types = proto.pieces, proto.types
-    kept: list[str] = []
-    start = 0
-    for i in odd:
-        if types[i] in _RESERVED:
-            kept += pieces[start:i]
-            start = i + 1
-    usable = "\0" + "\0".join(kept + pieces[start:] if start else pieces)
-    # Every "▁" is in a run that starts a piece exactly when the runs after a "\0" hold them all:
-    # the runs of k or more are counted by "\0" and k "▁" (str.count, no walk in Python).
-    leading, run = 0, "\0\u2581"
-    while len(run) <= 64:
-        found = usable.count(run)
-        if not found:
-            return usable.count(_SPACE) != leading
-        leading += found
-        run += _SPACE
-    return regex.search("[^\0\u2581]\u2581", usable) is not None
+    return joins_space_to_text(proto, odd)
 
 
 def _model(proto: ModelProto, unk_id: int | None, odd: list[int]) -> tuple[Any, Any]:
@@ -199,8 +149,9 @@ def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_define
     model = _bpe_compiled(proto, unk_id, byte_fallback, user_defined, odd)
     if model is None:
         from ..models.spm import SPM
+        from ._sentencepiece_pure import bpe_arguments
 
-        model = SPM(**_bpe_arguments(proto.materialize(), user_defined, odd),
+        model = SPM(**bpe_arguments(proto.materialize(), user_defined, odd),
                     unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
     types = proto.types
     if proto.vocab is not None:
@@ -216,29 +167,10 @@ def _bpe(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_define
     return model, Split("\u2581+", "merged_with_next") if cut else None
 
 
-def _bpe_arguments(proto: ModelProto, user_defined: list[str], odd: list[int]) -> dict[str, Any]:
-    """`SPM`'s vocabulary and options of sentencepiece's rules (`_bpe`)."""
-    types, n = proto.types, len(proto.types)
-    # sentencepiece orders -0.0 below 0.0 (bit-pattern compare): the tiniest negative double keeps that order
-    scores = proto.scores
-    zeros = _indices(scores, 0.0)  # == finds -0.0 too
-    if any(math.copysign(1.0, scores[i]) < 0 for i in zeros):
-        scores = list(scores)
-        for i in zeros:
-            scores[i] = -5e-324 if math.copysign(1.0, scores[i]) < 0 else scores[i]
-    mergeable = [True] * n
-    unused = [False] * n
-    for i in odd:
-        mergeable[i] = types[i] in (USER_DEFINED, UNUSED)
-        unused[i] = types[i] == UNUSED
-    return {"vocab": list(zip(proto.pieces, scores)), "mergeable": mergeable, "unused": unused,
-            "whole_symbols": user_defined}
-
-
 def _bpe_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, user_defined: list[str],
                   odd: list[int]) -> Any:
     """The `SPM` of a model read in C, its merge table built from the file's bytes
-    (``Merger.from_vocab``, the same table `SPM._compiled` builds from `_bpe_arguments`), its
+    (``Merger.from_vocab``, the same table `SPM._compiled` builds from `_sentencepiece_pure.bpe_arguments`), its
     pure lookups deferred; None: the pure reader's proto, or no compiled merge."""
     vocab = proto.vocab
     module = kernels.kernel("spm_merge") if vocab is not None and len(vocab) else None
@@ -253,25 +185,18 @@ def _bpe_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, us
                                           -1 if unk_id is None else unk_id, CACHE_SIZE, CACHED_WORD_CHARS)
     except (ValueError, OverflowError):
         return None
-    return SPM.from_kernel(merger, vocab, lambda: _bpe_arguments(proto.materialize(), user_defined, odd), vocab.find,
+    def arguments() -> dict[str, Any]:
+        from ._sentencepiece_pure import bpe_arguments
+
+        return bpe_arguments(proto.materialize(), user_defined, odd)
+
+    return SPM.from_kernel(merger, vocab, arguments, vocab.find,
                            unknown="byte_fallback" if byte_fallback else "unk", unk_id=unk_id)
 
 
 def _byte_ids(vocab: Any) -> list[int | None]:
     """The id of each byte's ``<0xHH>`` piece (None: none) in a model read in C."""
     return vocab.byte_ids()  # type: ignore[no-any-return]
-
-
-def _indices(values: list[Any], value: Any) -> list[int]:
-    """Every index of `value` in `values` (list.index: no Python step per other item)."""
-    found: list[int] = []
-    at = -1
-    while True:
-        try:
-            at = values.index(value, at + 1)
-        except ValueError:
-            return found
-        found.append(at)
 
 
 def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: list[int]) -> Any:
@@ -288,28 +213,17 @@ def _unigram(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: li
         index = next(i for i, score in enumerate(proto.scores) if not math.isfinite(score))
         raise _fail(proto, "score is NaN or Inf", f"pieces[{index}].score")
     unk_score = as_float32(min(compress(proto.scores, map(NORMAL.__eq__, proto.types)), default=_FLT_MAX) - 10.0)
-    return Unigram(**_unigram_arguments(proto, odd), unk_id=unk_id, byte_fallback=byte_fallback, unk_score=unk_score,
+    from ._sentencepiece_pure import unigram_arguments
+
+    return Unigram(**unigram_arguments(proto, odd), unk_id=unk_id, byte_fallback=byte_fallback, unk_score=unk_score,
                    unknown_runs="collapse", float32=True)
-
-
-def _unigram_arguments(proto: ModelProto, odd: list[int]) -> dict[str, Any]:
-    """`Unigram`'s vocabulary (user-defined pieces scored as sentencepiece scores them) and matchable pieces."""
-    pieces, types = proto.pieces, proto.types
-    scores = list(proto.scores)
-    matchable = [True] * len(types)
-    for index in odd:
-        if types[index] == USER_DEFINED:
-            scores[index] = as_float32(0.1 * (len(pieces[index].encode("utf-8")) - 1))
-        else:
-            matchable[index] = False
-    return {"vocab": list(zip(pieces, scores)), "matchable": matchable, "zero_score": None}
 
 
 def _unigram_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool, odd: list[int],
                       unk_score: float) -> Any:
     """The `Unigram` of a model read in C (finite scores, distinct pieces: `Vocab.usual`), its
     `Lattice` built from the file's bytes (``Lattice.from_vocab``, the same trie and scores
-    `Unigram._build_paths` builds from `_unigram_arguments`), its lookups deferred; None: no
+    `Unigram._build_paths` builds from `_sentencepiece_pure.unigram_arguments`), its lookups deferred; None: no
     compiled Viterbi."""
     vocab = proto.vocab
     module = kernels.kernel("unigram")
@@ -323,7 +237,12 @@ def _unigram_compiled(proto: ModelProto, unk_id: int | None, byte_fallback: bool
                                             True, False, True, byte_ids)
     except (ValueError, OverflowError):
         return None
-    return Unigram.from_kernel(lattice, vocab, lambda: _unigram_arguments(proto.materialize(), odd), vocab.find,
+    def arguments() -> dict[str, Any]:
+        from ._sentencepiece_pure import unigram_arguments
+
+        return unigram_arguments(proto.materialize(), odd)
+
+    return Unigram.from_kernel(lattice, vocab, arguments, vocab.find,
                                unk_id=unk_id, unk_score=unk_score, byte_fallback=byte_fallback, byte_ids=byte_ids,
                                unknown_runs="collapse", float32=True)
 
@@ -373,14 +292,24 @@ def _detokenizer(proto: ModelProto) -> SentencePieceDetokenizer:
                                     remove_extra_whitespaces=remove_extra, denormalizer=denormalizer)
 
 
+def _indices_of(proto: ModelProto, text: str) -> list[int]:
+    """Every id of piece `text` (the pure reader's list may hold it twice; spm_model's index once)."""
+    if proto.vocab is not None:
+        at = proto.vocab.find(text)
+        return [at] if at >= 0 else []
+    from ._sentencepiece_pure import indices
+
+    return indices(proto.pieces, text)
+
+
 def _special_ids(proto: ModelProto, unk_id: int | None) -> dict[str, int]:
     """``unk_id()``, ``bos_id()``, ``eos_id()``, ``pad_id()`` as sentencepiece computes them (absent: -1)."""
     reserved_first = proto.model_type != "bpe"
-    pieces, types = proto.pieces, proto.types
+    types = proto.types
     ids: dict[str, int] = {}
     for name, (field, default, wanted) in _SPECIAL_PIECES.items():
         text = proto.trainer(field, "") or default
-        found = _indices(pieces, text) if proto.vocab is None else [at for at in [proto.vocab.find(text)] if at >= 0]
+        found = _indices_of(proto, text)
         if reserved_first:
             found.sort(key=lambda i: types[i] not in _RESERVED)  # PieceToId: the reserved map first
         at = found[0] if found else unk_id

@@ -53,8 +53,8 @@ table (``spm_merge.Merger.from_vocab``) and the Unigram trie and scores
 (``unigram.Lattice.from_vocab``) are built from those records in C, and the models' Python
 lookups (a dict of every piece, ...) are deferred to their first use
 (`polytok.models._deferred_tables`): a load makes no Python object per piece. The specs'
-fields are read there too (``Vocab.spec_fields``, what `_read_spec` reads), so such a load
-imports no `protobuf_wire` (the pure reader imports it when it runs). Anything
+fields are read there too (``Vocab.spec_fields``, what `_sentencepiece_wire.read_spec` reads), so such
+a load imports neither `_sentencepiece_wire` (the pure reader) nor `protobuf_wire`. Anything
 unusual (a broken or odd field, an empty, long, NUL-holding or repeated piece, a score that
 is not finite; WORD and CHAR models) runs the pure reader and builds, with their errors.
 What a load does not need waits for its first use: the charsmap kernel's table
@@ -62,7 +62,7 @@ What a load does not need waits for its first use: the charsmap kernel's table
 and the regexes of the "▁+" cut (`Split`).
 The pure reader: the compiled ``polytok._kernels.wire.read_pieces`` when built (piece,
 score and type in any order; it hands anything else, broken or unusual, to the pure walk,
-so errors are the pure reader's), else `_read_usual_pieces` for their usual layout. Its load
+so errors are the pure reader's), else `_sentencepiece_wire`'s walk of their usual layout. Its load
 checks work on whole lists (a set for duplicates, a joined string for NUL and "▁" tests,
 str.count for runs of "▁"), and the checks that concern the other piece types walk the
 non-NORMAL ids alone (`_sentencepiece_build._odd_ids`).
@@ -75,60 +75,18 @@ from __future__ import annotations
 
 import math
 import struct
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import kernels
 from ..errors import FormatError
 from ..tokenizer import Tokenizer
 from .compressed import read_bytes
 
-if TYPE_CHECKING:
-    from .protobuf_wire import Field
-
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
 _SPACE = "\u2581"
 _FLOAT = struct.Struct("<f")
-
-_SPEC_NAMES = {2: "trainer_spec", 3: "normalizer_spec", 5: "denormalizer_spec"}
-
-
-@cache
-def _schemas() -> dict[str, dict[int, Field]]:
-    """The schemas of the messages read (`protobuf_wire`): ``"piece"`` and each spec's, by name.
-
-    Made on first use, with `protobuf_wire` itself: a load read by ``spm_model`` reads its specs
-    in C (``Vocab.spec_fields``, the same fields) and imports neither.
-    """
-    from .protobuf_wire import Field
-
-    normalizer = {1: Field("name", "string"), 2: Field("precompiled_charsmap", "bytes"),
-                  3: Field("add_dummy_prefix", "bool"), 4: Field("remove_extra_whitespaces", "bool"),
-                  5: Field("escape_whitespaces", "bool")}
-    trainer = {
-        3: Field("model_type", "enum", values=frozenset(MODEL_TYPES)), 4: Field("vocab_size", "int32"),
-        24: Field("treat_whitespace_as_suffix", "bool"), 35: Field("byte_fallback", "bool"),
-        40: Field("unk_id", "int32"), 41: Field("bos_id", "int32"), 42: Field("eos_id", "int32"),
-        43: Field("pad_id", "int32"), 44: Field("unk_surface", "string"), 45: Field("unk_piece", "string"),
-        46: Field("bos_piece", "string"), 47: Field("eos_piece", "string"), 48: Field("pad_piece", "string"),
-        30: Field("control_symbols", "string", repeated=True),
-        31: Field("user_defined_symbols", "string", repeated=True),
-    }
-    piece = {1: Field("piece", "string"), 2: Field("score", "float"),
-             3: Field("type", "enum", values=frozenset(range(1, 7)))}
-    return {"piece": piece, "trainer_spec": trainer, "normalizer_spec": normalizer, "denormalizer_spec": normalizer}
-
-
-def _read_spec(proto: ModelProto, data: bytes, number: int, start: int, end: int) -> None:
-    """Merge the spec message ``data[start:end]`` (field `number`) into `proto`."""
-    from .protobuf_wire import merge_fields, read_message
-
-    name = _SPEC_NAMES[number]
-    fields = read_message(data, start, end, _schemas()[name], file=proto.file, path=name)
-    setattr(proto, name, merge_fields(getattr(proto, name) or {}, fields))
-
 
 _NORMALIZER_DEFAULTS = {"name": "", "precompiled_charsmap": b"", "add_dummy_prefix": True,
                         "remove_extra_whitespaces": True, "escape_whitespaces": True}
@@ -173,110 +131,11 @@ class ModelProto:
 
 
 def read_model_proto(data: bytes, file: str) -> ModelProto:
-    """Parse the ``ModelProto`` fields polytok uses (see `protobuf_wire` for the wire rules)."""
-    from .protobuf_wire import LENGTH, WireError, read_varint
+    """Parse the ``ModelProto`` fields polytok uses, in Python (`_sentencepiece_wire`: loaded only
+    when this runs; a load read by ``spm_model`` does not import it)."""
+    from ._sentencepiece_wire import read_model_proto as read
 
-    proto = ModelProto(file)
-    pos, end = 0, len(data)
-    kernel = kernels.kernel("wire")  # the pieces in one call; None: _read_usual_pieces
-    while pos < end:
-        if kernel is not None:
-            pos = kernel.read_pieces(data, pos, end, proto.pieces, proto.scores, proto.types)
-        else:
-            pos = _read_usual_pieces(data, pos, end, proto)
-        if pos >= end:
-            break
-        tag_at = pos
-        tag, pos = read_varint(data, pos, end, file, "ModelProto")
-        number, wire = tag >> 3, tag & 7
-        if number in (1, 2, 3, 5):
-            if wire != LENGTH:
-                raise WireError(f"field {number} should be length-delimited, found wire type {wire}",
-                                file=file, key=_FIELD_NAMES[number], offset=tag_at)
-            size_at = pos
-            size, pos = read_varint(data, pos, end, file, _FIELD_NAMES[number])
-            if pos + size > end:
-                raise WireError(f"length {size} runs {pos + size - end} bytes past the end of the file",
-                                file=file, key=_FIELD_NAMES[number], offset=size_at)
-            if number == 1:
-                _read_piece(data, pos, pos + size, proto)
-            else:
-                _read_spec(proto, data, number, pos, pos + size)
-            pos += size
-        else:
-            pos = _skip_one(data, tag_at, end, file)
-    return proto
-
-
-_FIELD_NAMES = {1: "pieces", 2: "trainer_spec", 3: "normalizer_spec", 5: "denormalizer_spec"}
-
-
-def _skip_one(data: bytes, tag_at: int, end: int, file: str) -> int:
-    """Position after the one (unknown) field that starts at `tag_at`."""
-    from .protobuf_wire import WireError, read_varint, skip_field
-
-    tag, pos = read_varint(data, tag_at, end, file, "ModelProto")
-    if tag >> 3 == 0:
-        raise WireError("field number 0: not a SentencePiece model, or a corrupt one", file=file,
-                        key="ModelProto", offset=tag_at)
-    return skip_field(data, pos, end, tag & 7, tag >> 3, file, "ModelProto")
-
-
-def _read_usual_pieces(data: bytes, pos: int, end: int, proto: ModelProto) -> int:
-    """Read consecutive ``pieces`` entries of the usual short layout; returns where the first other field starts.
-
-    The layout: tag 0x0A, a one-byte length, then ``0A <len> piece 15 <float32>``
-    and optionally ``18 <type>``. Anything else is left to the generic walk.
-    """
-    pieces, scores, types = proto.pieces, proto.scores, proto.types
-    unpack = _FLOAT.unpack_from
-    while pos + 9 <= end and data[pos] == 0x0A and data[pos + 1] < 0x80 and data[pos + 2] == 0x0A:
-        stop = pos + 2 + data[pos + 1]
-        a = pos + 4
-        b = a + data[pos + 3]
-        if data[pos + 3] >= 0x80 or stop > end or b + 5 > stop or data[b] != 0x15:
-            break
-        c = b + 5
-        if c == stop:
-            kind = NORMAL
-        elif c + 2 == stop and data[c] == 0x18 and 1 <= data[c + 1] <= 6:
-            kind = data[c + 1]
-        else:
-            break
-        try:
-            pieces.append(data[a:b].decode("utf-8"))
-        except UnicodeDecodeError:
-            break
-        scores.append(unpack(data, b + 1)[0])
-        types.append(kind)
-        pos = stop
-    return pos
-
-
-def _read_piece(data: bytes, pos: int, stop: int, proto: ModelProto) -> None:
-    """One ``SentencePiece``: the usual layout (piece, score, optional type) fast, else the generic walk."""
-    if stop - pos >= 7 and data[pos] == 0x0A and data[pos + 1] < 0x80:
-        a = pos + 2
-        b = a + data[pos + 1]
-        if b + 5 <= stop and data[b] == 0x15:
-            c = b + 5
-            kind = 1 if c == stop else data[c + 1] if c + 2 == stop and data[c] == 0x18 else 0
-            if kind:
-                try:
-                    text = data[a:b].decode("utf-8")
-                except UnicodeDecodeError:
-                    pass
-                else:
-                    proto.pieces.append(text)
-                    proto.scores.append(_FLOAT.unpack_from(data, b + 1)[0])
-                    proto.types.append(kind if 1 <= kind <= 6 else NORMAL)
-                    return
-    from .protobuf_wire import read_message
-
-    fields = read_message(data, pos, stop, _schemas()["piece"], file=proto.file, path=f"pieces[{len(proto.pieces)}]")
-    proto.pieces.append(fields.get("piece", ""))
-    proto.scores.append(fields.get("score", 0.0))
-    proto.types.append(fields.get("type", NORMAL))
+    return read(data, file)
 
 
 def read_sentencepiece(path: Path, **options: Any) -> Tokenizer:
@@ -315,13 +174,15 @@ def _read_compiled(data: bytes, file: str) -> ModelProto | None:
     proto = ModelProto(file, vocab)
     proto.pieces, proto.types = vocab, vocab.types  # read-only sequences (`ModelProto.vocab`)
     fields = vocab.spec_fields
-    if fields is not None:  # read in C as `_read_spec` reads them
+    if fields is not None:  # read in C as `_sentencepiece_wire.read_spec` reads them
         proto.trainer_spec = fields.get("trainer_spec", {})
         proto.normalizer_spec = fields.get("normalizer_spec", {})
         proto.denormalizer_spec = fields.get("denormalizer_spec")
         return proto
+    from ._sentencepiece_wire import read_spec
+
     for number, start, end in vocab.specs:  # one the pure reader must see: it names the offset
-        _read_spec(proto, data, number, start, end)
+        read_spec(proto, data, number, start, end)
     return proto
 
 
