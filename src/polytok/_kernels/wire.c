@@ -1098,8 +1098,15 @@ static PyObject *unigram_vocab(PyObject *self, PyObject *raw) {
         } else {
             goto give_up;
         }
-        PyObject *number = PyFloat_FromDouble(value);
-        if (number == NULL) goto fail;
+        double given = PyFloat_CheckExact(score) ? PyFloat_AS_DOUBLE(score) : 0.0;
+        PyObject *number;
+        if (PyFloat_CheckExact(score) && memcmp(&value, &given, sizeof value) == 0) {
+            number = score; /* read back bit for bit: the file's float itself */
+            Py_INCREF(number);
+        } else {
+            number = PyFloat_FromDouble(value);
+            if (number == NULL) goto fail;
+        }
         Py_INCREF(piece);
         PyList_SET_ITEM(pieces, i, piece);
         PyList_SET_ITEM(scores, i, number);
