@@ -130,7 +130,9 @@ class TokenTrie:
 
     def find_all(self, text: str) -> list[tuple[int, int, int]]:
         """Non-overlapping leftmost-longest matches ``(start, end, value)``."""
-        compiled = self._compiled
+        if not self._built:  # (`_compiled` inlined: this runs once per text)
+            self._build()
+        compiled = self._table
         if compiled is not None:
             return compiled.find_all(text)  # type: ignore[no-any-return]
         if self._first is None:

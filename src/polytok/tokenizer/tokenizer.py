@@ -214,7 +214,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse_special = parses_special(self.default_special if special is None else special)
-        if pair is None and type(text) is str and len(text) >= ONE_CALL_CHARS:
+        if type(text) is str and len(text) >= ONE_CALL_CHARS and pair is None:
             # a long text no special token can cut: every stage in one compiled call
             pipeline = self.batch_pipeline(parse_special)
             if pipeline is not None:
