@@ -1023,6 +1023,19 @@ static int serde_double(double value, double *out) {
     return 1;
 }
 
+/* One score as serde_f64 reads it: 1 (in *value), 0 when the pure function must read it (any item
+ * but an exact float or int, an int past an f64, a float serde_double leaves), -1 on an error. */
+static int score_value(PyObject *item, double *value) {
+    if (PyFloat_CheckExact(item)) return serde_double(PyFloat_AS_DOUBLE(item), value);
+    if (!PyLong_CheckExact(item)) return 0;
+    *value = PyLong_AsDouble(item);
+    if (*value == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
 
 /* serde_f64s(scores) -> list of float, or None
  *
@@ -1037,20 +1050,9 @@ static PyObject *serde_f64s(PyObject *self, PyObject *scores) {
         /* nothing here runs Python code, so the list keeps its size */
         PyObject *item = PyList_GET_ITEM(scores, i);
         double value;
-        if (PyFloat_CheckExact(item)) {
-            int state = serde_double(PyFloat_AS_DOUBLE(item), &value);
-            if (state < 0) goto fail;
-            if (state == 0) goto give_up;
-        } else if (PyLong_CheckExact(item)) {
-            value = PyLong_AsDouble(item);
-            if (value == -1.0 && PyErr_Occurred()) {
-                if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
-                PyErr_Clear();
-                goto give_up;
-            }
-        } else {
-            goto give_up;
-        }
+        int state = score_value(item, &value);
+        if (state < 0) goto fail;
+        if (state == 0) goto give_up;
         PyObject *number = PyFloat_FromDouble(value);
         if (number == NULL) goto fail;
         PyList_SET_ITEM(result, i, number);
@@ -1082,22 +1084,11 @@ static PyObject *unigram_vocab(PyObject *self, PyObject *raw) {
         PyObject *piece = PyList_GET_ITEM(entry, 0);
         PyObject *score = PyList_GET_ITEM(entry, 1);
         if (!PyUnicode_CheckExact(piece)) goto give_up;
+        if (PyFloat_CheckExact(score) && !isfinite(PyFloat_AS_DOUBLE(score))) goto give_up;
         double value;
-        if (PyFloat_CheckExact(score)) {
-            if (!isfinite(PyFloat_AS_DOUBLE(score))) goto give_up;
-            int state = serde_double(PyFloat_AS_DOUBLE(score), &value);
-            if (state < 0) goto fail;
-            if (state == 0) goto give_up;
-        } else if (PyLong_CheckExact(score)) {
-            value = PyLong_AsDouble(score);
-            if (value == -1.0 && PyErr_Occurred()) {
-                if (!PyErr_ExceptionMatches(PyExc_OverflowError)) goto fail;
-                PyErr_Clear();
-                goto give_up;
-            }
-        } else {
-            goto give_up;
-        }
+        int state = score_value(score, &value);
+        if (state < 0) goto fail;
+        if (state == 0) goto give_up;
         double given = PyFloat_CheckExact(score) ? PyFloat_AS_DOUBLE(score) : 0.0;
         PyObject *number;
         if (PyFloat_CheckExact(score) && memcmp(&value, &given, sizeof value) == 0) {
