@@ -8,11 +8,14 @@ installation was built without kernels on purpose; then the test skips, saying s
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from types import ModuleType
 
 import pytest
+
+import polytok
 
 
 def compiled(name: str) -> ModuleType:
@@ -23,3 +26,11 @@ def compiled(name: str) -> ModuleType:
             pytest.skip(f"POLYTOK_PURE_BUILD=1: the kernel {name!r} is not built")
         pytest.fail(f"the kernel {name!r} is not built ({exc}); run `pip install -e .` or "
                     f"`python tools/build_kernel.py {name}`")
+
+
+@functools.cache
+def pure_and_compiled(path: str) -> tuple[polytok.Tokenizer, polytok.Tokenizer]:
+    """The same file loaded on the pure path and with the kernels (once per file)."""
+    with polytok.kernels.pure_path():
+        pure = polytok.load(path)
+    return pure, polytok.load(path)

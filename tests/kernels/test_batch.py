@@ -23,7 +23,7 @@ import polytok.kernels
 from polytok.parallel.threads import encode_on_threads
 from polytok.truncation import Padding, Truncation
 
-from ._compiled import compiled
+from ._compiled import compiled, pure_and_compiled
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "sentencepiece"
 REAL = [("spm-mistral-v1", "tokenizer.model"), ("spm-mistral-v3", "tokenizer.model"),
@@ -42,17 +42,9 @@ def _module():
     compiled("batch")
 
 
-_LOADED: dict[str, tuple[polytok.Tokenizer, polytok.Tokenizer]] = {}
-
-
 def loaded(path: Path) -> tuple[polytok.Tokenizer, polytok.Tokenizer]:
     """The same file loaded on the pure path and with the kernels."""
-    key = str(path)
-    if key not in _LOADED:
-        with polytok.kernels.pure_path():
-            pure = polytok.load(key)
-        _LOADED[key] = pure, polytok.load(key)
-    return _LOADED[key]
+    return pure_and_compiled(str(path))
 
 
 def real(name: str, filename: str) -> Path:

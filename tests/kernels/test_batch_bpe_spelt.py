@@ -22,7 +22,7 @@ from polytok.kernels import pure_path
 from polytok.models.bpe import BPE
 from polytok.normalizers.replace import Replace
 
-from ._compiled import compiled
+from ._compiled import compiled, pure_and_compiled
 
 CORPORA = ("bench_en", "bench_code", "bench_multi")
 ADDED_FIRST = set("<[▁\t\n")
@@ -39,10 +39,7 @@ def _module():
 def loaded(name: str) -> tuple[polytok.Tokenizer, polytok.Tokenizer]:
     from fixtures import HF_JSON_FIXTURES, fixture_path
 
-    path = str(fixture_path(name, HF_JSON_FIXTURES[name]))
-    with pure_path():
-        pure = polytok.load(path)
-    return pure, polytok.load(path)
+    return pure_and_compiled(str(fixture_path(name, HF_JSON_FIXTURES[name])))
 
 
 def bench_lines(n_chars: int) -> list[str]:

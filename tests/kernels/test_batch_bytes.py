@@ -26,7 +26,7 @@ from polytok.models.bpe import BPE
 from polytok.parallel.threads import encode_on_threads
 from polytok.text.byte_alphabet import BYTES_TO_CHARS
 
-from ._compiled import compiled
+from ._compiled import compiled, pure_and_compiled
 
 FILES = {"cl100k_base-tiktoken": "cl100k_base.tiktoken", "llama3-tiktoken": "tokenizer.model",
          "tekken-240718": "tekken.json", "tekken-240911": "tekken.json"}
@@ -50,10 +50,7 @@ def loaded(name: str) -> tuple[polytok.Tokenizer, polytok.Tokenizer]:
     """The file loaded on the pure path and with the kernels."""
     from fixtures import fixture_path
 
-    path = str(fixture_path(name, FILES[name]))
-    with pure_path():
-        pure = polytok.load(path)
-    return pure, polytok.load(path)
+    return pure_and_compiled(str(fixture_path(name, FILES[name])))
 
 
 def lines_of(text: str) -> list[str]:
