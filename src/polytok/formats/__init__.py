@@ -1,4 +1,4 @@
-"""Format readers, and `load`, which sniffs the format of a path.
+"""Format readers, and `load`, which sniffs the format of a path (or finds a model name's folder).
 
 Each reader turns a file into the shared components; see the reader modules:
 
@@ -9,6 +9,8 @@ Each reader turns a file into the shared components; see the reader modules:
 - `tekken`: Mistral's ``tekken.json``;
 - `wordpiece_vocab`, `gpt2_vocab`, `rwkv_vocab`: the classic vocabulary files
   (BERT ``vocab.txt``; GPT-2 ``vocab.json`` + ``merges.txt``; RWKV "world").
+
+`hub_cache` resolves a Hugging Face model name to its folder in the Hugging Face cache.
 
 `sniff` and `load` know them only through `polytok.formats.registry.FORMATS`: one
 declaration a format of how a file is recognised, which files a model folder is
@@ -25,6 +27,7 @@ from typing import Any
 from ..errors import FormatError
 from ..gc_pause import gc_paused
 from ..tokenizer import Tokenizer
+from . import hub_cache
 from .compressed import read_head
 from .registry import BY_NAME, FOLDER_SEARCH, FORMATS, FileHead, Reader, file_in, find_in, is_glob
 
@@ -74,12 +77,24 @@ def _folder_file(folder: Path) -> Path:
                       + "".join(", " + glob for glob in globs) + ")", file=str(folder))
 
 
-def load(path: str | Path, **options: Any) -> Tokenizer:
-    """Load a tokenizer from a file or a model folder, sniffing its format.
+def load(path: str | Path, *, revision: str | None = None, filename: str | None = None, download: bool = True,
+         **options: Any) -> Tokenizer:
+    """Load a tokenizer from a file, a model folder or a Hugging Face model name, sniffing its format.
 
     Args:
         path: a file of any format polytok reads (see `sniff`), a model folder
-            holding one, or the name of a built-in tokenizer (``"gpt2"``).
+            holding one, the name of a built-in tokenizer (``"gpt2"``), or a
+            Hugging Face model name (``"Qwen/Qwen3-0.6B"``): its folder in the
+            Hugging Face cache (`polytok.formats.hub_cache`), else its tokenizer
+            files downloaded into that cache (with ``polytok[hub]`` installed).
+            A path that exists comes first, then a built-in name, then the cache.
+        revision: for a model name, a branch or tag (looked up in the cache's
+            ``refs/``) or a full 40-digit commit hash; ``"main"`` by default.
+        filename: for a model name, the one file of the model to load (a GGUF
+            file, ``original/tokenizer.model`` …) instead of its folder.
+        download: for a model name missing from the cache, download it
+            (``transformers``' ``from_pretrained`` does by default);
+            ``HF_HUB_OFFLINE=1`` in the environment forbids it as well.
         **options: format options, e.g. ``pattern=`` and ``special_tokens=`` for a
             tiktoken rank file polytok does not recognise, ``lowercase=`` for a
             ``vocab.txt``. An option the format does not take is an error.
@@ -88,14 +103,34 @@ def load(path: str | Path, **options: Any) -> Tokenizer:
         The `Tokenizer`.
 
     Raises:
-        FormatError: the path does not exist, its format is not recognised, or
-            the file is invalid (the error names the file and the key or offset).
+        FormatError: the path does not exist (for a model name: nor is it cached
+            or downloaded, all three said in one line), its format is not
+            recognised, or the file is invalid (the error names the file and the
+            key or offset).
     """
     with gc_paused():  # a file's parsed tables are millions of new objects and no cycles (see `_load`)
         try:
-            return _load(path, **options)
+            return _load(_located(path, revision, filename, download), **options)
         except FormatError as exc:  # every error of a load names the file (a reader may not know it)
             raise exc.with_file(str(path)) from None
+
+
+def _located(path: str | Path, revision: str | None, filename: str | None, download: bool) -> str | Path:
+    """`path`, or the cached folder (or file) of the model it names."""
+    if not isinstance(path, str) or Path(path).exists():
+        given = [f"{key}=" for key, value in (("revision", revision), ("filename", filename)) if value is not None]
+        if given:
+            raise FormatError(f"{' and '.join(given)} apply to a Hugging Face model name, not to an existing "
+                              "file or folder", file=str(path))
+        return path
+    if path in BUILTIN:
+        if revision is not None or filename is not None:
+            raise FormatError("the built-in gpt2 has no revisions or files (the Hub's is "
+                              "'openai-community/gpt2')", file=path)
+        return path
+    if not hub_cache.is_model_name(path):
+        return path
+    return hub_cache.resolve(path, revision=revision, filename=filename, download=download)
 
 
 def _load(path: str | Path, **options: Any) -> Tokenizer:
