@@ -29,6 +29,9 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
                        help="a format option for loading MODEL, e.g. pattern=... for a tiktoken file "
                             "polytok does not recognise (VALUE is read as JSON when it parses, else as text)")
+        q.add_argument("--revision", dest="option", action="append", type=lambda rev: f"revision={rev}",
+                       metavar="REV", help="for a Hugging Face model name: the branch, tag or commit hash "
+                                           "(default: main)")
 
     def modes(q: argparse.ArgumentParser) -> None:
         q.add_argument("--special", choices=["parse", "text"], default=None,
@@ -112,10 +115,13 @@ def load_model(model: str, options: list[str]) -> Tokenizer:
         if not sep or not key.isidentifier():
             raise PolytokError(f"--option takes KEY=VALUE, got {item!r}")
         try:
-            kwargs[key] = json.loads(value)
+            kwargs[key] = value if key in _TEXT_OPTIONS else json.loads(value)
         except ValueError:
             kwargs[key] = value
     return load(model, **kwargs)
+
+
+_TEXT_OPTIONS = {"revision", "filename"}  # names, even when they read as JSON numbers
 
 
 def read_text_arg(arg: str) -> str:
