@@ -96,7 +96,7 @@ def find_cached(cache: Path, name: str, revision: str, filename: str | None = No
     snapshot = repo / "snapshots" / commit
     named = "" if commit == revision else f" (refs/{revision})"
     if not snapshot.is_dir():
-        return f"{repo.name} has no snapshots/{commit}{named}"
+        return f"{repo.name} has no snapshots/{commit if _COMMIT.fullmatch(commit) else repr(commit)}{named}"
     if filename is not None:
         file = snapshot / filename
         return file if file.is_file() else f"{repo.name}/snapshots/{commit} has no {filename}"
@@ -120,7 +120,7 @@ def _no_revision(repo: Path, revision: str) -> str:
     refs_dir, snapshots_dir = repo / "refs", repo / "snapshots"
     refs = sorted(p.relative_to(refs_dir).as_posix() for p in refs_dir.rglob("*") if p.is_file()) \
         if refs_dir.is_dir() else []
-    reason = f"{repo.name} has no refs/{revision}; it has " + (", ".join(f"refs/{r}" for r in refs) or "no refs")
+    reason = f"{repo.name} has no refs/{revision}; " + (f"its revisions: {', '.join(refs)}" if refs else "no refs")
     if _HEX.fullmatch(revision) and snapshots_dir.is_dir():
         matches = [p.name for p in snapshots_dir.iterdir() if p.name.startswith(revision)]
         if len(matches) == 1:
