@@ -154,7 +154,7 @@ def resolve(name: str, *, revision: str | None = None, filename: str | None = No
         raise FormatError(tried + fetched, file=name)
     if filename is None and find_in(fetched, FOLDER_SEARCH) is None:
         raise FormatError(f"downloaded from the Hugging Face Hub into {fetched}, but the model has no tokenizer "
-                          f"file (looked for {', '.join(TOKENIZER_FILES)}; a GGUF file is fetched by filename=)",
+                          f"file (looked for {', '.join(FOLDER_SEARCH)}; a GGUF file is loaded with filename=)",
                           file=name)
     return fetched
 
