@@ -457,12 +457,13 @@ class Tokenizer(PostProcess, OffsetsPath):
 
     # -- decode -------------------------------------------------------------------------
 
-    def decode(self, ids: list[int], skip_special: bool = False) -> str:
+    def decode(self, ids: Any, skip_special: bool = False) -> str:
         """The text of `ids`, as the format's reference decodes them.
 
         Args:
             ids: token ids, of any integer type (``int``, ``numpy.int64`` …, ``bool``),
-                as HF tokenizers and tiktoken take them (`polytok.token_ids`).
+                as HF tokenizers and tiktoken take them (`polytok.token_ids`); or a 1-d
+                numpy array or torch tensor (`polytok.tokenizer.id_arrays`).
             skip_special: leave out special tokens. Default False, as transformers
                 and llama.cpp; HF tokenizers' Python binding defaults to True.
 
@@ -471,7 +472,36 @@ class Tokenizer(PostProcess, OffsetsPath):
                 position), or one the format's reference refuses (HF drops ids it
                 does not know; llama.cpp, sentencepiece, tiktoken, tekken and rwkv refuse them).
         """
+        if type(ids) is not list:
+            from .id_arrays import sequence_ids
+
+            ids = sequence_ids(ids)
         return self.decoder.decode(as_ids(ids), skip_special=skip_special)
+
+    def decode_batch(self, sequences: Any, skip_special: bool = False) -> list[str]:
+        """`decode` of each sequence: a list of id sequences, or a 2-d numpy array or torch
+        tensor (transformers ``batch_decode``). An error names the sequence and position."""
+        from .id_arrays import decode_batch
+
+        return decode_batch(self.decode, sequences, skip_special)
+
+    def __call__(self, text: str | list[str], pair: str | list[str] | None = None,
+                 **options: Any) -> Mapping[str, Any]:
+        """Encode a text or a batch as transformers' tokenizer call does: a `BatchEncoding`
+        (a dict, also read by attribute) of ``input_ids``, ``attention_mask`` and, where the
+        model takes them, ``token_type_ids``; padded, truncated, as arrays on request.
+
+        Options (keyword-only; `polytok.tokenizer.batch_encoding` has the rules):
+        ``add_special``, ``padding`` (False, True, "longest", "max_length"), ``truncation``
+        (True, "longest_first", "only_first", "only_second"), ``max_length``, ``stride``,
+        ``pad_to_multiple_of``, ``padding_side``, ``return_tensors`` (None, "np", "pt"),
+        ``return_attention_mask``, ``return_token_type_ids``, ``return_offsets``,
+        ``return_special_tokens_mask``, ``return_length``, ``special``; transformers'
+        names ``text_pair``, ``add_special_tokens`` and ``return_offsets_mapping`` too.
+        """
+        from .batch_encoding import encode_call
+
+        return encode_call(self, text, pair, **options)
 
     def token_bytes(self, id: int) -> bytes:
         """The bytes token `id` stands for (tiktoken ``decode_single_token_bytes``).
