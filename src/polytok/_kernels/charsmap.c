@@ -182,7 +182,52 @@ static int add_symbol(Charsmap *self, const unsigned char *bytes, Py_ssize_t n, 
     return 0;
 }
 
-/* Charsmap(blob: bytes | None, symbols: list[bytes])
+static int load_units(Charsmap *self, const unsigned char *raw, Py_ssize_t size) {
+    if (size < 4) {
+        PyErr_SetString(PyExc_ValueError, "shorter than its 4-byte header");
+        return -1;
+    }
+    uint32_t trie_size = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+    Py_ssize_t n_units = (Py_ssize_t)(trie_size / 4);
+    if (n_units > (size - 4) / 4) {
+        PyErr_SetString(PyExc_ValueError, "trie larger than the blob");
+        return -1;
+    }
+    Py_ssize_t pool_size = size - 4 - 4 * n_units;
+    PyObject *check = PyUnicode_DecodeUTF8((const char *)raw + 4 + 4 * n_units, pool_size, NULL);
+    if (!check) return -1; /* the pure reader refuses such a pool first */
+    Py_DECREF(check);
+    self->units = PyMem_Malloc((size_t)(n_units ? n_units : 1) * sizeof(uint32_t));
+    self->pool = PyMem_Malloc((size_t)(pool_size ? pool_size : 1));
+    if (!self->units || !self->pool) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n_units; i++) {
+        const unsigned char *u = raw + 4 + 4 * i;
+        self->units[i] = (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+    }
+    if (pool_size) memcpy(self->pool, raw + 4 + 4 * n_units, (size_t)pool_size);
+    self->n_units = n_units;
+    self->pool_size = pool_size;
+    self->has_trie = 1;
+    return 0;
+}
+
+/* Copies the trie units and the pool of `blob` (any contiguous bytes buffer: bytes, or a view of
+ * a file's bytes) into the Charsmap; 0, or -1 with an exception set. */
+static int load_blob(Charsmap *self, PyObject *blob) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(blob, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_SetString(PyExc_TypeError, "blob must be a bytes-like object or None");
+        return -1;
+    }
+    int done = load_units(self, (const unsigned char *)view.buf, view.len);
+    PyBuffer_Release(&view);
+    return done;
+}
+
+/* Charsmap(blob: bytes-like | None, symbols: list[bytes])
  * blob None: no charsmap (only the symbols and the space rules apply). Each symbol is the UTF-8
  * of a user-defined piece, valid UTF-8 (the caller keeps the pure path otherwise). */
 static int Charsmap_init(Charsmap *self, PyObject *args, PyObject *kwargs) {
@@ -193,42 +238,8 @@ static int Charsmap_init(Charsmap *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     for (int b = 0; b < 256; b++) self->root_child[b] = -1;
-    if (blob != Py_None) {
-        if (!PyBytes_Check(blob)) {
-            PyErr_SetString(PyExc_TypeError, "blob must be bytes or None");
-            return -1;
-        }
-        const unsigned char *raw = (const unsigned char *)PyBytes_AS_STRING(blob);
-        Py_ssize_t size = PyBytes_GET_SIZE(blob);
-        if (size < 4) {
-            PyErr_SetString(PyExc_ValueError, "shorter than its 4-byte header");
-            return -1;
-        }
-        uint32_t trie_size = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 | (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
-        Py_ssize_t n_units = (Py_ssize_t)(trie_size / 4);
-        if (n_units > (size - 4) / 4) {
-            PyErr_SetString(PyExc_ValueError, "trie larger than the blob");
-            return -1;
-        }
-        Py_ssize_t pool_size = size - 4 - 4 * n_units;
-        PyObject *check = PyUnicode_DecodeUTF8((const char *)raw + 4 + 4 * n_units, pool_size, NULL);
-        if (!check) return -1; /* the pure reader refuses such a pool first */
-        Py_DECREF(check);
-        self->units = PyMem_Malloc((size_t)(n_units ? n_units : 1) * sizeof(uint32_t));
-        self->pool = PyMem_Malloc((size_t)(pool_size ? pool_size : 1));
-        if (!self->units || !self->pool) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t i = 0; i < n_units; i++) {
-            const unsigned char *u = raw + 4 + 4 * i;
-            self->units[i] = (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
-        }
-        if (pool_size) memcpy(self->pool, raw + 4 + 4 * n_units, (size_t)pool_size);
-        self->n_units = n_units;
-        self->pool_size = pool_size;
-        self->has_trie = 1;
-    }
+    if (blob != Py_None && load_blob(self, blob) < 0)
+        return -1;
     Py_ssize_t count = PyList_GET_SIZE(symbols);
     if (count > 0) {
         Py_ssize_t cap = 64;

@@ -306,18 +306,38 @@ static const SpecField NORMALIZER_FIELDS[] = {
     {0, NULL, 0, 0, 0},
 };
 
-/* The value of field `f` at *pos (wire type `wire`), or NULL: with an exception set (-1 in
- * *status), or none (0 in *status: the pure reader must decide; 1: the field stays unset). */
+/* The read-only view of bytes [a, b) of `owner` (the file's bytes object): a charsmap is most
+ * of a small model's file, and the vocabulary holds the file already, so a copy would only be
+ * fresh memory to fault in. */
 static PyObject *
-spec_value(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t stop, const SpecField *f, uint64_t wire, int *status)
+view_of(PyObject *owner, Py_ssize_t a, Py_ssize_t b)
+{
+    PyObject *whole = PyMemoryView_FromObject(owner);
+    if (whole == NULL)
+        return NULL;
+    PyObject *part = PySequence_GetSlice(whole, a, b);
+    Py_DECREF(whole);
+    return part;
+}
+
+/* The value of field `f` at *pos (wire type `wire`), or NULL: with an exception set (-1 in
+ * *status), or none (0 in *status: the pure reader must decide; 1: the field stays unset).
+ * A bytes field is a view of `owner`, whose buffer `p` is. */
+static PyObject *
+spec_value(PyObject *owner, const unsigned char *p, Py_ssize_t *pos, Py_ssize_t stop, const SpecField *f,
+           uint64_t wire, int *status)
 {
     *status = 0;
     if (f->kind == K_STRING || f->kind == K_BYTES) {
         Py_ssize_t a, b;
         if (wire != 2 || length_field(p, pos, stop, &a, &b) < 0)
             return NULL;
-        if (f->kind == K_BYTES)
-            return PyBytes_FromStringAndSize((const char *)p + a, b - a);
+        if (f->kind == K_BYTES) {
+            PyObject *view = view_of(owner, a, b);
+            if (view == NULL)
+                *status = -1;
+            return view;
+        }
         PyObject *text = PyUnicode_DecodeUTF8((const char *)p + a, b - a, NULL);
         if (text == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
             PyErr_Clear(); /* the pure reader names the offset */
@@ -343,7 +363,8 @@ spec_value(const unsigned char *p, Py_ssize_t *pos, Py_ssize_t stop, const SpecF
  * must see (a group, field number 0, a wire type or value it refuses, a field past the end), -1
  * on an error. */
 static int
-read_spec(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, const SpecField *schema, PyObject *fields)
+read_spec(PyObject *owner, const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, const SpecField *schema,
+          PyObject *fields)
 {
     while (pos < stop) {
         uint64_t tag;
@@ -359,7 +380,7 @@ read_spec(const unsigned char *p, Py_ssize_t pos, Py_ssize_t stop, const SpecFie
             continue;
         }
         int status;
-        PyObject *value = spec_value(p, &pos, stop, f, wire, &status);
+        PyObject *value = spec_value(owner, p, &pos, stop, f, wire, &status);
         if (value == NULL) {
             if (status == 1)
                 continue;
@@ -406,7 +427,7 @@ add_spec(Vocab *v, const unsigned char *p, Py_ssize_t a, Py_ssize_t b, uint64_t 
         }
         Py_DECREF(fields); /* the dict holds it */
     }
-    int read = read_spec(p, a, b, number == 2 ? TRAINER_FIELDS : NORMALIZER_FIELDS, fields);
+    int read = read_spec(v->data, p, a, b, number == 2 ? TRAINER_FIELDS : NORMALIZER_FIELDS, fields);
     if (read < 0)
         return -1;
     if (read == 0)

@@ -266,7 +266,7 @@ def _normalizer(proto: ModelProto, spec: dict[str, Any], key: str, odd: list[int
                        escape_whitespaces=flag("escape_whitespaces"), treat_whitespace_as_suffix=suffix)
 
 
-def _check_charsmap(proto: ModelProto, blob: bytes, key: str) -> None:
+def _check_charsmap(proto: ModelProto, blob: bytes | memoryview, key: str) -> None:
     """``DecodePrecompiledCharsMap``'s checks."""
     if len(blob) <= 4:
         raise _fail(proto, "the blob for normalization rules is broken", key)

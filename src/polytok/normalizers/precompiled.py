@@ -127,25 +127,27 @@ def _is_utf8(data: memoryview) -> bool:
 class Charsmap:
     """The parsed blob: a Darts-clone double array over UTF-8 keys and a replacement pool."""
 
-    def __init__(self, blob: bytes) -> None:
+    def __init__(self, blob: bytes | memoryview) -> None:
         if len(blob) < 4:
             raise ValueError("shorter than its 4-byte header")
         (trie_size,) = struct.unpack_from("<I", blob)
         n_units = trie_size // 4
         if 4 + 4 * n_units > len(blob):
             raise ValueError(f"trie of {trie_size} bytes but only {len(blob) - 4} follow the header")
-        self.blob = blob  # as given: the compiled kernel reads it (`Precompiled._make_kernel`)
+        # as given (a view into the file's bytes from the `.model` reader): the compiled kernel reads
+        # it (`Precompiled._make_kernel`)
+        self.blob = blob
         self._pool_at = 4 + 4 * n_units
         if not _is_utf8(memoryview(blob)[self._pool_at:]):
             try:
-                blob[self._pool_at:].decode("utf-8")
+                bytes(blob[self._pool_at:]).decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValueError(f"replacement pool is not UTF-8 ({exc.reason})") from None
 
     @cached_property
     def pool(self) -> bytes:
         """The replacement strings, NUL-terminated (sliced on first use: the compiled path reads `blob`)."""
-        return self.blob[self._pool_at:]
+        return bytes(self.blob[self._pool_at:])
 
     @cached_property
     def units(self) -> tuple[int, ...]:
@@ -153,10 +155,11 @@ class Charsmap:
         return struct.unpack_from(f"<{(len(self.blob) - 4 - len(self.pool)) // 4}I", self.blob, 4)
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the unpacked units and the pool (`blob` holds them)."""
+        """Pickled without the unpacked units and the pool (`blob` holds them); a view as bytes."""
         state = self.__dict__.copy()
         state.pop("units", None)
         state.pop("pool", None)
+        state["blob"] = bytes(self.blob)
         return state
 
     def unit(self, pos: int) -> int:
@@ -290,7 +293,7 @@ class Precompiled(NormalizerBase):
             apply (`_sentencepiece_normalize` module notes).
     """
 
-    def __init__(self, charsmap: bytes, *, key: str = "precompiled_charsmap",
+    def __init__(self, charsmap: bytes | memoryview, *, key: str = "precompiled_charsmap",
                  match: Literal["grapheme", "longest"] = "grapheme", passthrough: Iterable[str] = (),
                  add_space_prefix: bool = False, remove_extra_whitespaces: bool = False,
                  escape_whitespaces: bool = True, treat_whitespace_as_suffix: bool = False,
