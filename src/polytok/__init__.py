@@ -18,6 +18,7 @@ from .errors import StateTokenError as StateTokenError
 from .facts import ChatFacts as ChatFacts
 from .facts import FormatFacts as FormatFacts
 from .facts import NamedToken as NamedToken
+from . import kernels as _kernel_path
 from .formats import load as load
 from .parity import compare as compare
 from .parity.explain import explain as explain
@@ -28,6 +29,19 @@ from .truncation import Padding as Padding
 from .truncation import Truncation as Truncation
 
 __version__ = "0.1.0"
+
+
+
+def _load_kernels() -> None:
+    """Load the compiled core with the package, as the reference engines' native libraries load
+    with theirs: a first load or encode then finds its kernels ready (none on the pure path;
+    one that is not built is reported by `kernels.kernel` on first use)."""
+    if not _kernel_path.forced_pure():
+        for name in _kernel_path.built():
+            _kernel_path.compiled_module(name)
+
+
+_load_kernels()
 
 __all__ = [
     "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
