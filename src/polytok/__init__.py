@@ -7,6 +7,7 @@ exactly as that format's reference engine does.
     [15496, 995]
 """
 
+from . import kernels as _kernel_path
 from .chat.state_tokens import insert_state_tokens as insert_state_tokens
 from .encoding import Encoding as Encoding
 from .errors import ChatTemplateError as ChatTemplateError
@@ -18,7 +19,6 @@ from .errors import StateTokenError as StateTokenError
 from .facts import ChatFacts as ChatFacts
 from .facts import FormatFacts as FormatFacts
 from .facts import NamedToken as NamedToken
-from . import kernels as _kernel_path
 from .formats import load as load
 from .parity import compare as compare
 from .parity.explain import explain as explain
