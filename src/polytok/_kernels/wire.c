@@ -1,11 +1,12 @@
 /* The long loops of the file readers: SentencePiece's repeated ``pieces``, GGUF's
  * string arrays and merge lines, and tokenizer.json's BPE merges with their ids, read in
- * one call into plain Python lists, and the Unigram scores of tokenizer.json as serde_json reads them.
+ * one call into plain Python lists, and the Unigram scores of tokenizer.json as serde_json reads them;
+ * a tokenizer.json's Unigram vocab straight from the file's bytes (json_unigram_vocab).
  *
  * The compiled half of polytok.formats.sentencepiece (read_model_proto),
  * polytok.formats.gguf_reader (_Reader.strings), polytok.formats.gguf (_merge_pairs, _merge_list),
- * polytok.models._bpe_merges (read_merges, merge_ids, json_merge_ids) and polytok.models.unigram (serde_f64), which
- * define the semantics. These functions never raise a FormatError: on anything
+ * polytok.models._bpe_merges (read_merges, merge_ids, json_merge_ids), polytok.models.unigram (serde_f64) and
+ * json.loads (polytok.formats.hf_json), which define the semantics. These functions never raise a FormatError: on anything
  * they do not read exactly as the pure reader does (a broken length, invalid UTF-8, an
  * unusual field), they stop or answer None, and the pure reader takes over from there,
  * so a broken file gets the pure reader's error, with its key and offset.
@@ -897,18 +898,38 @@ static int pow10_at_most(int e, uint64_t m, int s) {
     return (u128)m >= pow10_wide[e] << s;
 }
 
-static int shortest_digits(double value, uint64_t *digits, int *places) {
+/* The doubles that read back as the positive normal `value` = m / 2^s (s in 1..118), in units of
+ * 2^-shift (see shortest_digits); 0 outside that range. */
+typedef struct {
+    uint64_t m;
+    int s, shift, inclusive;
+    u128 lo, center, hi;
+} Bounds;
+
+static int double_bounds(double value, Bounds *out) {
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
     int biased = (int)((bits >> 52) & 0x7FF);
     uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
-    if (biased == 0 || (bits >> 63) != 0) return 0;
+    if (biased == 0 || biased == 0x7FF || (bits >> 63) != 0) return 0;
     int s = 1075 - biased; /* value = m / 2^s */
     if (s < 1 || s + 2 > 120) return 0;
-    int shift = s + 2;
-    u128 center = (u128)m << 2;
-    u128 lo = center - (m == (UINT64_C(1) << 52) && biased > 1 ? 1 : 2), hi = center + 2;
-    int inclusive = (m & 1) == 0;
+    out->m = m;
+    out->s = s;
+    out->shift = s + 2;
+    out->center = (u128)m << 2;
+    out->lo = out->center - (m == (UINT64_C(1) << 52) && biased > 1 ? 1 : 2);
+    out->hi = out->center + 2;
+    out->inclusive = (m & 1) == 0;
+    return 1;
+}
+
+static int shortest_digits(double value, uint64_t *digits, int *places) {
+    Bounds k;
+    if (!double_bounds(value, &k)) return 0;
+    uint64_t m = k.m;
+    int s = k.s, shift = k.shift, inclusive = k.inclusive;
+    u128 lo = k.lo, center = k.center, hi = k.hi;
     /* value < 10^(exponent10 + 1): one digit there is the coarsest precision worth trying, and
      * 17 significant digits always read back; more places mean more digits, so the fewest
      * places that have a decimal are found by bisection */
@@ -935,6 +956,35 @@ static int shortest_digits(double value, uint64_t *digits, int *places) {
     *digits = (uint64_t)d;
     *places = at;
     return 1;
+}
+
+/* Whether the decimal digits / 10^places (digits > 0 not a multiple of 10, places in 1..21) is
+ * the shortest repr of the double it reads as: 1 with that double in *value, or 0 (not shown, so
+ * the caller reads the text as Python does and finds the double's shortest digits). The double is
+ * found among the neighbours of a quotient at most two ulps off, as the one whose read-back
+ * interval holds the decimal; it is the shortest repr when no decimal with fewer places reads back
+ * and it is the nearest of those with as many places (shortest_digits's rule). */
+static int decimal_is_shortest(uint64_t digits, int places, double *value) {
+    if (digits == 0 || digits % 10 == 0 || places < 1 || places > 21) return 0;
+    double guess = (double)digits / pow10_table[places];
+    double below = guess, above = guess;
+    for (int step = 0; step < 5; step++) {
+        double candidate = step == 0 ? guess : (step & 1) ? (below = nextafter(below, 0.0))
+                                                          : (above = nextafter(above, INFINITY));
+        Bounds k;
+        u128 a, b, c;
+        if (!double_bounds(candidate, &k)
+            || !decimals_at(places, k.shift, k.lo, k.center, k.hi, k.inclusive, &a, &b, &c)
+            || digits < a || digits > b)
+            continue;
+        u128 shorter_a, shorter_b, shorter_c;
+        if (decimals_at(places - 1, k.shift, k.lo, k.center, k.hi, k.inclusive, &shorter_a, &shorter_b, &shorter_c))
+            return 0;
+        if ((c < a ? a : c > b ? b : c) != digits) return 0;
+        *value = candidate;
+        return 1;
+    }
+    return 0;
 }
 #endif
 
@@ -1116,6 +1166,301 @@ fail:
     return NULL;
 }
 
+/* -- a tokenizer.json's Unigram vocab, read from the file's bytes -------------------------- */
+
+/* JSON as Python's json module reads it (RFC 8259; Lib/json/decoder.py, Modules/_json.c): the
+ * same white space, strings, numbers. Only the `model.vocab` array is read here; the rest of the
+ * text is walked just far enough to find it, and json.loads reads it (with the array cut out). */
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t n;
+} JsonText;
+
+static Py_ssize_t json_space(const JsonText *j, Py_ssize_t at) {
+    while (at < j->n && (j->s[at] == ' ' || j->s[at] == '\n' || j->s[at] == '\r' || j->s[at] == '\t')) at++;
+    return at;
+}
+
+/* The string whose '"' is at `at`: the index after its closing quote, or -1 (unterminated, or a
+ * control character in it, which json refuses); *escaped: whether it holds a backslash. */
+static Py_ssize_t json_string_end(const JsonText *j, Py_ssize_t at, int *escaped) {
+    *escaped = 0;
+    for (at++; at < j->n; at++) {
+        unsigned char c = j->s[at];
+        if (c == '"') return at + 1;
+        if (c < 0x20) return -1;
+        if (c == '\\') {
+            *escaped = 1;
+            at++; /* the escaped character, a quote included */
+        }
+    }
+    return -1;
+}
+
+/* The index after the value starting at `at`, or -1. Lenient: it only balances brackets outside
+ * strings (json.loads checks the text it walks through). */
+static Py_ssize_t json_skip(const JsonText *j, Py_ssize_t at) {
+    Py_ssize_t depth = 0;
+    while (at < j->n) {
+        unsigned char c = j->s[at];
+        if (c == '"') {
+            int escaped;
+            at = json_string_end(j, at, &escaped);
+            if (at < 0 || depth == 0) return at;
+            continue;
+        }
+        if (c == '[' || c == '{') {
+            depth++;
+        } else if (c == ']' || c == '}') {
+            if (depth == 0) return at; /* a number or literal ends at its container's end */
+            if (--depth == 0) return at + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+            return at;
+        }
+        at++;
+    }
+    return depth == 0 ? at : -1;
+}
+
+/* The next member of the object being walked; `*at` is just after its '{' (`first`) or after a
+ * member's value. 1: the key's text (between its quotes) is [*key, *key_end), *escaped if it holds
+ * a backslash, and *at is the value's first byte; 0: the object ended, *at just after its '}';
+ * -1: not an object this walk reads. */
+static int json_member(const JsonText *j, Py_ssize_t *at, int first, Py_ssize_t *key, Py_ssize_t *key_end,
+                       int *escaped) {
+    Py_ssize_t p = json_space(j, *at);
+    if (p >= j->n) return -1;
+    if (j->s[p] == '}') {
+        *at = p + 1;
+        return 0;
+    }
+    if (!first) {
+        if (j->s[p] != ',') return -1;
+        p = json_space(j, p + 1);
+    }
+    if (p >= j->n || j->s[p] != '"') return -1;
+    Py_ssize_t end = json_string_end(j, p, escaped);
+    if (end < 0) return -1;
+    *key = p + 1;
+    *key_end = end - 1;
+    p = json_space(j, end);
+    if (p >= j->n || j->s[p] != ':') return -1;
+    *at = json_space(j, p + 1);
+    return 1;
+}
+
+static int json_key_is(const JsonText *j, Py_ssize_t key, Py_ssize_t key_end, const char *name) {
+    size_t size = strlen(name);
+    return (size_t)(key_end - key) == size && memcmp(j->s + key, name, size) == 0;
+}
+
+/* The string whose '"' is at `at` (ending just before `end`) as json reads it: the UTF-8 text
+ * itself, or, when it holds an escape, json.decoder.scanstring's answer (`unescape`). A new str,
+ * NULL with no error for a string json refuses, NULL with an error on failure. */
+static PyObject *json_string(const JsonText *j, Py_ssize_t at, Py_ssize_t end, int escaped, PyObject *unescape) {
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)j->s + at + 1, end - at - (escaped ? 1 : 2), NULL);
+    if (text == NULL || !escaped) goto done;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text); /* up to the closing quote, which it holds */
+    PyObject *read = PyObject_CallFunction(unescape, "On", text, (Py_ssize_t)0);
+    Py_SETREF(text, NULL);
+    if (read == NULL) goto done;
+    if (PyTuple_CheckExact(read) && PyTuple_GET_SIZE(read) == 2 && PyUnicode_CheckExact(PyTuple_GET_ITEM(read, 0))
+        && PyLong_CheckExact(PyTuple_GET_ITEM(read, 1)) && PyLong_AsSsize_t(PyTuple_GET_ITEM(read, 1)) == length) {
+        text = Py_NewRef(PyTuple_GET_ITEM(read, 0));
+    }
+    Py_DECREF(read);
+    return text; /* NULL: scanstring stopped before the closing quote */
+done:
+    if (text == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) PyErr_Clear(); /* UnicodeDecodeError, JSONDecodeError */
+    return text;
+}
+
+/* The number at `at` as json reads it and serde_f64s then reads that: 1 with *value and *end (the
+ * index after it), 0 for anything else (not a JSON number, an int of more than 18 digits, a float
+ * past an f64, a repr serde_double leaves to Python), -1 on an error. */
+static int json_score(const JsonText *j, Py_ssize_t at, double *value, Py_ssize_t *end) {
+    const unsigned char *s = j->s;
+    Py_ssize_t p = at, n = j->n;
+    int negative = p < n && s[p] == '-';
+    p += negative;
+    Py_ssize_t whole = p;
+    if (p < n && s[p] == '0') {
+        p++;
+    } else {
+        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
+    }
+    if (p == whole) return 0;
+    Py_ssize_t whole_end = p, fraction = p, fraction_end = p;
+    if (p < n && s[p] == '.') {
+        fraction = ++p;
+        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
+        if (p == fraction) return 0;
+        fraction_end = p;
+    }
+    int has_exponent = p < n && (s[p] == 'e' || s[p] == 'E');
+    if (has_exponent) {
+        p++;
+        if (p < n && (s[p] == '+' || s[p] == '-')) p++;
+        Py_ssize_t first = p;
+        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
+        if (p == first) return 0;
+    }
+    *end = p;
+    if (fraction == fraction_end && !has_exponent) { /* json's int(text): at most 18 digits are exact in int64 */
+        if (whole_end - whole > 18) return 0;
+        int64_t number = 0;
+        for (Py_ssize_t k = whole; k < whole_end; k++) number = number * 10 + (s[k] - '0');
+        *value = (double)(negative ? -number : number); /* rounded to nearest, as PyLong_AsDouble */
+        return 1;
+    }
+#ifdef __SIZEOF_INT128__
+    if (!has_exponent) {
+        /* the text's digits over 10^places: when they are the shortest repr of the double json
+         * reads, serde_double's answer comes from them (a repr with places after the point has
+         * these digits), without reading the double first */
+        uint64_t digits = 0;
+        int count = 0, places = (int)(fraction_end - fraction);
+        for (Py_ssize_t k = whole; k < fraction_end && count <= 19; k++) {
+            if (k == whole_end) k = fraction; /* past the point */
+            if (count == 0 && s[k] == '0') continue;
+            count++;
+            digits = digits * 10 + (uint64_t)(s[k] - '0');
+        }
+        while (count <= 19 && digits != 0 && digits % 10 == 0 && places > 0) {
+            digits /= 10;
+            places--;
+        }
+        double read;
+        if (count <= 19 && decimal_is_shortest(digits, places, &read)) {
+            *value = serde_scale(digits, -(long)places, negative);
+            return 1;
+        }
+    }
+#endif
+    char text[64];
+    if (p - at >= (Py_ssize_t)sizeof text) return 0;
+    memcpy(text, s + at, (size_t)(p - at));
+    text[p - at] = '\0';
+    double read = PyOS_string_to_double(text, NULL, NULL); /* json's float(text): inf past an f64 */
+    if (read == -1.0 && PyErr_Occurred()) return -1;
+    if (!isfinite(read)) return 0;
+    return serde_double(read, value);
+}
+
+/* The vocab array whose '[' is at `at`: each entry a [piece, score] pair appended to the lists.
+ * 1 with *end after its ']', 0 for anything else, -1 on an error. */
+static int json_vocab(const JsonText *j, Py_ssize_t at, PyObject *unescape, PyObject *pieces, PyObject *scores,
+                      Py_ssize_t *end) {
+    Py_ssize_t p = json_space(j, at + 1);
+    if (p < j->n && j->s[p] == ']') {
+        *end = p + 1;
+        return 1;
+    }
+    for (;;) {
+        if (p >= j->n || j->s[p] != '[') return 0;
+        Py_ssize_t string_at = json_space(j, p + 1);
+        if (string_at >= j->n || j->s[string_at] != '"') return 0;
+        int escaped;
+        Py_ssize_t string_end = json_string_end(j, string_at, &escaped);
+        if (string_end < 0) return 0;
+        p = json_space(j, string_end);
+        if (p >= j->n || j->s[p] != ',') return 0;
+        double value;
+        Py_ssize_t number_end;
+        int state = json_score(j, json_space(j, p + 1), &value, &number_end);
+        if (state <= 0) return state;
+        p = json_space(j, number_end);
+        if (p >= j->n || j->s[p] != ']') return 0;
+        PyObject *piece = json_string(j, string_at, string_end, escaped, unescape);
+        if (piece == NULL) return PyErr_Occurred() ? -1 : 0;
+        int failed = PyList_Append(pieces, piece);
+        Py_DECREF(piece);
+        if (failed) return -1;
+        PyObject *number = PyFloat_FromDouble(value);
+        if (number == NULL) return -1;
+        failed = PyList_Append(scores, number);
+        Py_DECREF(number);
+        if (failed) return -1;
+        p = json_space(j, p + 1);
+        if (p < j->n && j->s[p] == ']') {
+            *end = p + 1;
+            return 1;
+        }
+        if (p >= j->n || j->s[p] != ',') return 0;
+        p = json_space(j, p + 1);
+    }
+}
+
+/* What json_walk reads: the vocab's entries, and the span of its array. */
+typedef struct {
+    PyObject *unescape, *pieces, *scores;
+    Py_ssize_t start, end;
+} VocabRead;
+
+/* The object whose '{' is at `at`, walked for its one member `model` (level 0), and that object
+ * for its one member `vocab` (level 1), read by json_vocab; every other member is skipped. 1 with
+ * *end after the object, 0 for an object this walk does not read (the member missing or twice, or
+ * any key with an escape, which could spell it), -1 on an error. */
+static int json_walk(const JsonText *j, Py_ssize_t at, int level, VocabRead *read, Py_ssize_t *end) {
+    static const char *const names[] = {"model", "vocab"};
+    if (at >= j->n || j->s[at] != '{') return 0;
+    Py_ssize_t p = at + 1, key, key_end;
+    int escaped, found = 0;
+    for (int first = 1;; first = 0) {
+        int state = json_member(j, &p, first, &key, &key_end, &escaped);
+        if (state < 0 || (state > 0 && escaped)) return 0;
+        if (state == 0) break;
+        if (!json_key_is(j, key, key_end, names[level])) {
+            p = json_skip(j, p);
+            if (p < 0) return 0;
+            continue;
+        }
+        if (found) return 0;
+        found = 1;
+        if (level == 0) {
+            state = json_walk(j, p, 1, read, &p);
+        } else {
+            if (p >= j->n || j->s[p] != '[') return 0;
+            read->start = p;
+            state = json_vocab(j, p, read->unescape, read->pieces, read->scores, &p);
+            read->end = p;
+        }
+        if (state <= 0) return state;
+    }
+    *end = p;
+    return found;
+}
+
+/* json_unigram_vocab(raw, unescape) -> (start, end, pieces, scores), or None
+ *
+ * The `model.vocab` of a tokenizer.json text (`raw`, UTF-8 bytes), read straight from the bytes
+ * when it is a list of [piece, score] pairs: the pieces as json.loads reads them (`unescape` is
+ * json.decoder.scanstring, for a piece with an escape) and the scores as serde_f64s reads the
+ * numbers json.loads makes; [start, end) is the array's span. The caller has json.loads read the
+ * text with that span cut out, so nothing here judges the rest of the file. None for anything
+ * else: the member missing or repeated, an escaped key at either level, an entry that is not such
+ * a pair, an unusual number (json.loads and the pure checks then read the whole file). */
+static PyObject *json_unigram_vocab(PyObject *self, PyObject *args) {
+    Py_buffer raw;
+    PyObject *unescape;
+    if (!PyArg_ParseTuple(args, "y*O", &raw, &unescape)) return NULL;
+    JsonText j = {(const unsigned char *)raw.buf, raw.len};
+    VocabRead read = {unescape, PyList_New(0), PyList_New(0), -1, -1};
+    PyObject *result = NULL;
+    Py_ssize_t end;
+    if (read.pieces != NULL && read.scores != NULL) {
+        int state = json_walk(&j, json_space(&j, 0), 0, &read, &end);
+        if (state > 0 && json_space(&j, end) == j.n)
+            result = Py_BuildValue("nnOO", read.start, read.end, read.pieces, read.scores);
+        else if (state >= 0)
+            result = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(read.pieces);
+    Py_XDECREF(read.scores);
+    PyBuffer_Release(&raw);
+    return result;
+}
+
 /* last_index(pieces, token) -> the last index of `token` in the list `pieces` of exact str, or -1;
  * None when `pieces` is not such a list (the pure scan then answers). */
 static PyObject *last_index(PyObject *self, PyObject *args) {
@@ -1156,6 +1501,8 @@ static PyMethodDef methods[] = {
     {"serde_f64s", serde_f64s, METH_O, "serde_f64s(scores) -> the f64 serde_json reads for each score, or None"},
     {"last_index", last_index, METH_VARARGS,
      "last_index(pieces, token) -> the last index of token in a list of str (-1: none), or None"},
+    {"json_unigram_vocab", json_unigram_vocab, METH_VARARGS,
+     "json_unigram_vocab(raw, unescape) -> (start, end, pieces, scores) of a tokenizer.json's model.vocab, or None"},
     {"unigram_vocab", unigram_vocab, METH_O,
      "unigram_vocab(raw) -> (pieces, scores) of a tokenizer.json Unigram vocab, scores as serde_f64s reads them, or None"},
     {NULL, NULL, 0, NULL},

@@ -10,12 +10,16 @@ not used). A model folder may also hold ``tokenizer_config.json``,
 the named special tokens, and adds — with the same ``add_tokens`` rule — any
 added token they declare that ``tokenizer.json`` does not already hold.
 
-This module only reads: it validates the JSON and builds the shared components.
+This module only reads: it validates the JSON and builds the shared components. A
+Unigram's vocab, most of such a file, is read from the bytes in compiled code
+(``wire.json_unigram_vocab``) and json.loads reads the rest; a file that pass does not
+read exactly as json.loads would goes through json.loads whole.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed leaves it out
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -24,11 +28,14 @@ from .._config import MAX_JSON_DEPTH, as_object, check_depth, join, optional, re
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import FormatError
 from ..facts import ChatFacts, FormatFacts, NamedToken, eos_ends
+from ..kernels import kernel
+from ..models.unigram import VocabColumns
 from ..special import AddedToken
 from ..tokenizer import Tokenizer
 from ..truncation import Padding, Truncation
 from . import folder as folder_files
 from .chat_templates import folder_templates
+from .compressed import read_bytes
 
 __all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
 
@@ -49,7 +56,27 @@ _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")
 def read_json(path: Path) -> Any:
     """Parse a JSON (or gzip-compressed JSON) file; errors name the file and line.
     NaN and Infinity are refused, as HF's serde_json refuses them."""
-    return folder_files.parse_json(path, finite=True)
+    return _parse_json_bytes(read_bytes(path), str(path))
+
+
+def _parse_json_bytes(raw: bytes, file: str) -> Any:
+    """`read_json` of a file's bytes. A Unigram's ``model.vocab`` is read from the bytes in one
+    compiled pass (``wire.json_unigram_vocab``: pieces and serde_json's scores, without a list per
+    entry) and json.loads reads the rest of the text; whatever that pass leaves, and every error,
+    goes through json.loads of the whole text, so an error names the same offset."""
+    wire = kernel("wire")
+    found = wire.json_unigram_vocab(raw, scanstring) if wire is not None else None
+    if found is not None:
+        start, end, pieces, scores = found
+        try:
+            data = folder_files.parse_json_bytes(raw[:start] + b"[]" + raw[end:], file, finite=True)
+        except FormatError:
+            data = None
+        model = data.get("model") if isinstance(data, dict) else None
+        if isinstance(model, dict) and model.get("type") == "Unigram" and model.get("vocab") == []:
+            model["vocab"] = VocabColumns(pieces, scores)
+            return data
+    return folder_files.parse_json_bytes(raw, file, finite=True)
 
 
 def _added_token(d: Any, path: str) -> AddedToken:

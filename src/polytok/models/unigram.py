@@ -105,6 +105,18 @@ def _pow10() -> tuple[float, ...]:
 _first, _second = itemgetter(0), itemgetter(1)
 
 
+class VocabColumns:
+    """A tokenizer.json Unigram vocab that a reader has read and checked already, as `from_config`
+    reads ``[[piece, score], ...]``: the pieces, and each score as `serde_f64` reads it. (A plain
+    class: a NamedTuple's annotations cost a compile each when the module is imported.)"""
+
+    __slots__ = ("pieces", "scores")
+
+    def __init__(self, pieces: list[str], scores: list[float]) -> None:
+        self.pieces = pieces
+        self.scores = scores
+
+
 class Unigram(DeferredTables, PieceListLookup):
     """Unigram language-model tokenizer, as HF ``models::unigram::Unigram``.
 
@@ -277,7 +289,11 @@ class Unigram(DeferredTables, PieceListLookup):
 
     @classmethod
     def from_config(cls, d: dict[str, Any], path: str) -> Unigram:
-        pieces, scores = _read_vocab(required(d, "vocab", list, path), join(path, "vocab"))
+        raw = d.get("vocab")
+        if type(raw) is VocabColumns:  # read from the file's bytes already (formats.hf_json)
+            pieces, scores = raw.pieces, raw.scores
+        else:
+            pieces, scores = _read_vocab(required(d, "vocab", list, path), join(path, "vocab"))
         unk_id = optional(d, "unk_id", int, path)
         if unk_id is not None and unk_id < 0:
             raise FormatError(f"expected an unsigned integer, found {unk_id}", key=join(path, "unk_id"))
