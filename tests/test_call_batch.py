@@ -6,8 +6,10 @@ chosen for what they exercise: byte-level BPE with a pad token (qwen3), a
 ``tokenizer.json`` that carries its own truncation (gpt2, given a pad token), WordPiece
 with ``token_type_ids`` (bert-base-uncased as a ``BertTokenizer``), a RoBERTa pair
 template, a SentencePiece-style Unigram (albert), a class that pads on the left
-(phi-3-mini, a ``LlamaTokenizer``) and config files changed in a copy (padding and
-truncation sides, a ``tokenizer.json`` padding section, ``model_input_names``).
+(llama2 given a pad token: the ``LlamaTokenizer`` class pads on the left) and config
+files changed in a copy (padding and truncation sides, a ``tokenizer.json`` padding
+section, ``model_input_names``, a byte-level ``LlamaTokenizer`` that transformers loads
+as ``TokenizersBackend``).
 Expected values come from transformers only; where it raises, polytok must raise too.
 """
 
@@ -76,12 +78,17 @@ FOLDERS: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
     "albert": ("albert-base-v2-tf5", None, None),
     "phi-3-mini": ("phi-3-mini", None, None),
     "qwen3-left": ("qwen3", {"padding_side": "left", "truncation_side": "left"}, None),
-    "bert-json-padding": ("bert-base-uncased", {**BERT_CONFIG, "pad_token": None},
+    # a TokenizersBackend folder: tokenizer.json's padding and truncation give the sides and the pad token
+    # (a class such as BertTokenizer names its own default pad token, which polytok does not follow)
+    "bert-json-padding": ("bert-base-uncased", {"model_max_length": 512},
                           {"padding": {"strategy": "BatchLongest", "direction": "Left", "pad_to_multiple_of": None,
                                        "pad_id": 100, "pad_type_id": 0, "pad_token": "[UNK]"},
                            "truncation": {"max_length": 7, "stride": 0, "strategy": "LongestFirst",
                                           "direction": "Left"}}),
     "qwen3-types": ("qwen3", {"model_input_names": ["input_ids", "token_type_ids", "attention_mask"]}, None),
+    "llama2+pad": ("llama2", {"pad_token": "<unk>"}, None),  # LlamaTokenizer pads on the left by its class
+    "llama3-as-llama": ("llama3", {"tokenizer_class": "LlamaTokenizerFast", "pad_token": "<|end_of_text|>"},
+                        None),  # ByteLevel: loaded as TokenizersBackend, which pads on the right
 }
 
 

@@ -22,8 +22,10 @@ transformers 5.24.0 decides a call's padding side, truncation side, pad token,
   id for a text outside the vocabulary).
 
 Known gaps: ``config.json``'s ``model_type`` (which can pick another class), remote
-code (``auto_map``) and a named pad token that transformers adds to the vocabulary
-because the tokenizer files lack it are not followed. Formats other than a model
+code (``auto_map``), the default named tokens of a class's ``__init__`` (``BertTokenizer``
+passes ``pad_token="[PAD]"``, which wins over ``tokenizer.json``'s padding) and a named
+pad token that transformers adds to the vocabulary because the tokenizer files lack it
+are not followed. Formats other than a model
 folder get ``TokenizersBackend``'s defaults and the format's own pad token.
 """
 
