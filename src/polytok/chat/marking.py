@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EncodeError
+from ..normalized import NormalizedString
 from ..special import SpecialTokens
 from .sandbox import literal_text
 
@@ -81,6 +82,9 @@ def _all_marker_texts(tok: Tokenizer) -> tuple[str, ...]:
     return declared if declared is not None else tuple(tok.added.content_to_id)
 
 
+Offsets = list[tuple[int, int]]
+
+
 def _plain_text_ids(tok: Tokenizer, text: str) -> list[int]:
     """`text` with no added token matched (transformers' ``_encode_without_added_tokens``)."""
     if tok.facts.chat.content_in_text_mode:  # llama.cpp's parse_special=false
@@ -90,31 +94,84 @@ def _plain_text_ids(tok: Tokenizer, text: str) -> list[int]:
     return out
 
 
-def _piece_ids(tok: Tokenizer, piece: str, as_text: bool, newline: list[int]) -> list[int]:
+def _plain_text_offsets(tok: Tokenizer, text: str) -> tuple[list[int], Offsets]:
+    """`_plain_text_ids` through the aligned stages: the ids and their character offsets in `text`."""
+    if tok.facts.chat.content_in_text_mode:
+        found = tok.encode_full(text, add_special=False, special=SpecialTokens.AS_TEXT, truncation=False, padding=False)
+        return list(found.ids), list(found.offsets)
+    ns = NormalizedString.from_original(text, 0)
+    if tok.normalizer is not None:
+        tok.normalizer.normalize_aligned(ns)
+    ids: list[int] = []
+    offsets: Offsets = []
+    if ns.text:
+        for word in tok.pre_tokens_aligned(ns):
+            for id_, _, a, b in tok.model_tokens(word.text):
+                ids.append(id_)
+                offsets.append(word.offsets(a, b) if b > a else word.position(a))
+    return ids, offsets
+
+
+def _parsed_offsets(tok: Tokenizer, text: str) -> tuple[list[int], Offsets]:
+    found = tok.encode_full(text, add_special=False, special=SpecialTokens.PARSE, truncation=False, padding=False)
+    return list(found.ids), list(found.offsets)
+
+
+def _piece_ids(tok: Tokenizer, piece: str, as_text: bool, newline: list[int],
+               offsets: Offsets | None) -> list[int]:
+    """The ids of one piece of a marked chat; with `offsets`, their character offsets in `piece` are appended."""
     def encode(text: str) -> list[int]:
         if as_text:
             return _plain_text_ids(tok, text)
         return tok.encode(text, add_special=False, special=SpecialTokens.PARSE)
 
+    def located(ids: list[int], text: str, shift: int) -> list[int]:
+        if offsets is not None:
+            full_ids, found = _plain_text_offsets(tok, text) if as_text else _parsed_offsets(tok, text)
+            if full_ids[len(full_ids) - len(ids):] != ids:
+                raise EncodeError(f"no offsets for {text[:40]!r}: the aligned stages give other ids")
+            offsets.extend((max(a - shift, 0), max(b - shift, 0)) for a, b in found[len(found) - len(ids):])
+        return ids
+
     # subtle: encoded after a "\n" that is then cut off, so SentencePiece adds no prefix space mid-chat
     ids = encode("\n" + piece)
     if ids[:len(newline)] == newline:
-        return ids[len(newline):]
-    return encode(piece)
+        return located(ids[len(newline):], "\n" + piece, 1)
+    return located(encode(piece), piece, 0)
 
 
-def encode_marked(tok: Tokenizer, rendered: str) -> list[int]:
-    """Ids of a chat rendered from marked inputs (transformers' ``encode_marked_chat``)."""
+def encode_marked(tok: Tokenizer, rendered: str, offsets: Offsets | None = None) -> list[int]:
+    """Ids of a chat rendered from marked inputs (transformers' ``encode_marked_chat``).
+
+    With `offsets` (a list), each id's ``(start, end)`` character offsets in `rendered` (markers
+    included) are appended to it, as `Tokenizer.encode_full` reports them for each piece."""
     markers = re.compile(f"{_START}({_alternation(_all_marker_texts(tok))}){_END}|[{_START}{_END}]")
-    pieces = markers.split(rendered)
     newline = tok.encode("\n", add_special=False, special=SpecialTokens.PARSE)
-    ids = tok.encode(pieces[0], add_special=False, special=SpecialTokens.PARSE)
-    for i, piece in enumerate(pieces[1:], start=1):
-        if not piece:
-            continue  # a lone marker (None) still broke the text
-        as_text = i % 2 == 1
-        piece_ids = _piece_ids(tok, piece, as_text, newline)
-        if as_text and tok.token_to_id(piece) in piece_ids:
-            raise EncodeError(f"cannot read {piece!r} as text: this tokenizer makes that token from plain text")
-        ids += piece_ids
+    first = markers.search(rendered)
+    head = rendered if first is None else rendered[:first.start()]
+    if offsets is None:
+        ids = tok.encode(head, add_special=False, special=SpecialTokens.PARSE)
+    else:
+        ids, found = _parsed_offsets(tok, head)
+        offsets.extend(found)
+    at = len(head)
+    for match in markers.finditer(rendered, at):
+        _append_piece(tok, rendered[at:match.start()], at, False, newline, ids, offsets)
+        if match.group(1) is not None:  # a lone marker still broke the text
+            _append_piece(tok, match.group(1), match.start(1), True, newline, ids, offsets)
+        at = match.end()
+    _append_piece(tok, rendered[at:], at, False, newline, ids, offsets)
     return ids
+
+
+def _append_piece(tok: Tokenizer, piece: str, start: int, as_text: bool, newline: list[int], ids: list[int],
+                  offsets: Offsets | None) -> None:
+    if not piece:
+        return
+    found: Offsets | None = None if offsets is None else []
+    piece_ids = _piece_ids(tok, piece, as_text, newline, found)
+    if as_text and tok.token_to_id(piece) in piece_ids:
+        raise EncodeError(f"cannot read {piece!r} as text: this tokenizer makes that token from plain text")
+    ids += piece_ids
+    if offsets is not None and found is not None:
+        offsets.extend((a + start, b + start) for a, b in found)

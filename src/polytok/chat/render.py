@@ -34,12 +34,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ChatTemplateError, PolytokError
 from ..special import SpecialTokens
+from ..tokenizer.batch_encoding import BatchEncoding
+from ..tokenizer.call_settings import call_settings
 from .marking import control_tokens, encode_marked, marker
+from .masks import GENERATION_TAG, ContentMarks, overlap_mask, role_masks
 from .sandbox import compile_template, render
 from .state_tokens import insert_state_tokens
 
@@ -206,8 +210,10 @@ def _tool_schemas(tools: Sequence[Any] | None) -> list[Any] | None:
 
 def render_chat(source: str, name: str, messages: Any, *, tools: Sequence[Any] | None, documents: Any,
                 add_generation_prompt: bool, continue_final_message: bool | str,
-                variables: Mapping[str, Any]) -> str:
-    """The rendered conversation (transformers' ``render_jinja_template`` for one chat)."""
+                variables: Mapping[str, Any], generation_spans: list[tuple[int, int]] | None = None) -> str:
+    """The rendered conversation (transformers' ``render_jinja_template`` for one chat).
+
+    `generation_spans`, when given, receives the character spans of the ``{% generation %}`` blocks."""
     compiled = compile_template(source, name)
     if documents is not None and not all(isinstance(d, Mapping) for d in documents):
         raise ChatTemplateError("documents must be a list of dicts (with 'title' and 'text' keys)")
@@ -222,7 +228,7 @@ def render_chat(source: str, name: str, messages: Any, *, tools: Sequence[Any] |
             raise ChatTemplateError(f"{reserved!r} cannot be passed as a template variable")
     context.update(messages=chat, tools=plain(_tool_schemas(tools)), documents=plain(documents),
                    add_generation_prompt=add_generation_prompt)
-    rendered = render(compiled, name, context)
+    rendered = render(compiled, name, context, generation_spans)
     return _trim_at_tag(rendered, final) if final is not None else rendered
 
 
@@ -232,7 +238,8 @@ def apply_chat_template(tok: Tokenizer, messages: Any, *, add_generation_prompt:
                         template: str | None = None, content_special: SpecialTokens | str = SpecialTokens.AS_TEXT,
                         state_tokens: int | None = None,
                         state_markers: tuple[str | int, str | int, str | int] = STATE_MARKERS,
-                        **variables: Any) -> str | list[int]:
+                        return_dict: bool = False, return_assistant_tokens_mask: bool = False,
+                        return_role_masks: bool = False, **variables: Any) -> str | list[int] | BatchEncoding:
     """`Tokenizer.apply_chat_template` (documented there)."""
     name, source = select_template(chat_templates(tok), template, tools is not None)
     chat = _normalize_messages(messages)
@@ -240,19 +247,88 @@ def apply_chat_template(tok: Tokenizer, messages: Any, *, add_generation_prompt:
         raise ChatTemplateError("cannot apply a chat template to an empty conversation")
     if continue_final_message and add_generation_prompt:
         raise ChatTemplateError("continue_final_message and add_generation_prompt exclude each other")
+    _check_mask_options(tok, source, tokenize, return_dict, return_assistant_tokens_mask, return_role_masks,
+                        continue_final_message, state_tokens)
     as_text = tokenize and SpecialTokens(content_special) is SpecialTokens.AS_TEXT
-    if as_text:
-        mark = marker(control_tokens(tok, source))
-        chat, tools, documents, variables = mark(chat), mark(tools), mark(documents), mark(variables)
-    rendered = render_chat(source, name, chat, tools=tools, documents=documents,
+    mark = marker(control_tokens(tok, source)) if as_text else _unchanged
+    generation: list[tuple[int, int]] | None = [] if return_assistant_tokens_mask else None
+
+    def rendered_from(conversation: list[dict[str, Any]], spans: list[tuple[int, int]] | None) -> str:
+        return render_chat(source, name, mark(conversation), tools=mark(tools), documents=mark(documents),
                            add_generation_prompt=add_generation_prompt,
                            continue_final_message=continue_final_message,
-                           variables={**special_token_variables(tok), **variables})
+                           variables={**special_token_variables(tok), **mark(variables)},
+                           generation_spans=spans)
+
+    rendered = rendered_from(chat, generation)
+    content_spans = _content_spans(chat, rendered, rendered_from,
+                                   (chat, tools, documents, variables, special_token_variables(tok), source)) \
+        if return_role_masks else None
     if not tokenize:
         return rendered
-    ids = encode_marked(tok, rendered) if as_text else tok.encode(rendered, add_special=False,
-                                                                  special=SpecialTokens.PARSE)
-    return _with_state_tokens(tok, ids, state_tokens, state_markers)
+    if not return_dict:
+        ids = encode_marked(tok, rendered) if as_text else tok.encode(rendered, add_special=False,
+                                                                      special=SpecialTokens.PARSE)
+        return _with_state_tokens(tok, ids, state_tokens, state_markers)
+    wants_offsets = generation is not None or content_spans is not None
+    offsets: list[tuple[int, int]] = []
+    if as_text:
+        ids = encode_marked(tok, rendered, offsets if wants_offsets else None)
+        out = _call_arrays(tok, ids)
+    else:
+        out = dict(tok(rendered, add_special=False, special=SpecialTokens.PARSE, return_offsets=wants_offsets))
+        offsets = out.pop("offset_mapping", [])
+    if generation is not None:
+        out["assistant_masks"] = overlap_mask(offsets, generation)
+    if content_spans is not None:
+        out["role_masks"] = role_masks(chat, content_spans, offsets)
+    return BatchEncoding(out)
+
+
+def _unchanged(value: Any) -> Any:
+    return value
+
+
+def _check_mask_options(tok: Tokenizer, source: str, tokenize: bool, return_dict: bool, assistant_mask: bool,
+                        role_masks_: bool, continue_final_message: bool | str, state_tokens: int | None) -> None:
+    """transformers' checks of ``return_assistant_tokens_mask`` (and the same rules for role masks)."""
+    if (assistant_mask or role_masks_) and not (tokenize and return_dict):
+        raise ChatTemplateError("return_assistant_tokens_mask and return_role_masks need tokenize=True and "
+                                "return_dict=True")
+    if assistant_mask and continue_final_message:
+        raise ChatTemplateError("continue_final_message cannot be combined with return_assistant_tokens_mask")
+    k = state_token_count(tok) if state_tokens is None else state_tokens
+    if return_dict and tokenize and k:
+        raise ChatTemplateError("return_dict=True cannot insert state tokens (their ids have no characters); "
+                                "pass state_tokens=0, or return_dict=False")
+    if assistant_mask and not GENERATION_TAG.search(source):
+        warnings.warn("return_assistant_tokens_mask=True, but the chat template has no {% generation %} block: "
+                      "the mask is all 0 (return_role_masks=True marks message contents with any template)",
+                      stacklevel=4)
+
+
+def _content_spans(chat: list[dict[str, Any]], rendered: str, rendered_from: Any,
+                   inputs: tuple[Any, ...]) -> list[list[tuple[int, int]]]:
+    """Each message's character spans in `rendered` (`polytok.chat.masks`: marks around its texts)."""
+    marks = ContentMarks(chat, inputs)
+    for whole in (True, False):
+        clean, spans = marks.spans(rendered_from(marks.mark(chat, whole), None))
+        if clean == rendered:
+            return spans
+    raise ChatTemplateError("return_role_masks: the template renders marked messages differently from the "
+                            "messages themselves, so where their texts land cannot be told")
+
+
+def _call_arrays(tok: Tokenizer, ids: list[int]) -> dict[str, Any]:
+    """``input_ids`` and, where the model takes them, ``token_type_ids`` and ``attention_mask`` (as
+    `Tokenizer.__call__` returns them for one text)."""
+    names = call_settings(tok).model_input_names
+    out: dict[str, Any] = {"input_ids": ids}
+    if "token_type_ids" in names:
+        out["token_type_ids"] = [0] * len(ids)
+    if "attention_mask" in names:
+        out["attention_mask"] = [1] * len(ids)
+    return out
 
 
 # -- state tokens ----------------------------------------------------------------------------

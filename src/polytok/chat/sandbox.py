@@ -3,8 +3,8 @@
 transformers ``utils/chat_template_utils.py`` ``_cached_compile_jinja_template``:
 an ``ImmutableSandboxedEnvironment`` with ``trim_blocks`` and ``lstrip_blocks``,
 the ``loopcontrols`` extension (``break``/``continue``) and a ``{% generation %}``
-block tag (rendered as its body; transformers also records its span for the
-assistant mask, which polytok does not offer); globals ``raise_exception``,
+block tag (a call block: its body, its span recorded for the assistant mask,
+`render`'s ``generation_spans``); globals ``raise_exception``,
 ``strftime_now``, a ``dict`` whose only attribute is ``fromkeys``, a
 ``namespace`` that refuses underscore-prefixed attributes; and a ``tojson``
 filter that is ``json.dumps`` with its options (``ensure_ascii=False``, no HTML
@@ -33,6 +33,7 @@ sandbox hides ``__class__``, ``__globals__`` and every other underscore name.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 from datetime import datetime
@@ -235,14 +236,39 @@ def _finalize(value: Any) -> Any:
     return value
 
 
+class _Tracker:
+    """Where a render stands: the characters already written, and the generation blocks' spans."""
+
+    __slots__ = ("written", "spans")
+
+    def __init__(self, spans: list[tuple[int, int]] | None) -> None:
+        self.written, self.spans = 0, spans
+
+
+_TRACKER: contextvars.ContextVar[_Tracker | None] = contextvars.ContextVar("polytok_chat_tracker", default=None)
+
+
 class _GenerationBlock(jinja2.ext.Extension):
-    """``{% generation %} … {% endgeneration %}``: the body, as it is."""
+    """``{% generation %} … {% endgeneration %}``: the body, rendered as a call block (so ``{% set %}``
+    inside it stays inside, as in transformers), its span recorded when the render asks for spans.
+
+    The span starts at the number of characters the render had written when the block's body
+    was rendered, and is as long as the body (transformers' ``AssistantTracker``): a block inside a
+    macro or a ``{% set %}`` block is placed where that output began, not where it ends up."""
 
     tags = {"generation"}
 
-    def parse(self, parser: jinja2.parser.Parser) -> list[jinja2.nodes.Node]:
-        next(parser.stream)
-        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+    def parse(self, parser: jinja2.parser.Parser) -> jinja2.nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_generated"), [], [], body).set_lineno(lineno)
+
+    def _generated(self, caller: Any) -> str:
+        text = caller()
+        tracker = _TRACKER.get()
+        if tracker is not None and tracker.spans is not None:
+            tracker.spans.append((tracker.written, tracker.written + len(text)))
+        return str(text)
 
 
 def _raise_exception(message: str) -> None:
@@ -342,12 +368,18 @@ def _template_line(tb: TracebackType | None) -> int | None:
     return line
 
 
-def render(template: jinja2.Template, name: str, context: dict[str, Any]) -> str:
-    """`template` rendered with `context`; whatever it raises becomes a `ChatTemplateError`."""
+def render(template: jinja2.Template, name: str, context: dict[str, Any],
+           generation_spans: list[tuple[int, int]] | None = None) -> str:
+    """`template` rendered with `context`; whatever it raises becomes a `ChatTemplateError`.
+
+    `generation_spans`, when given, receives the ``(start, end)`` character span of each
+    ``{% generation %}`` block as it is rendered (see `_GenerationBlock`)."""
     budget = Budget(limits())
+    tracker = _Tracker(generation_spans)
+    reset = _TRACKER.set(tracker)
     try:
         with using(budget):
-            return _bounded_output(template, context, budget)
+            return _bounded_output(template, context, budget, tracker)
     except jinja2.TemplateError as exc:
         # raise_exception's message, an undefined value, a sandbox refusal …
         message = exc.message if exc.message is not None else str(exc)
@@ -356,14 +388,16 @@ def render(template: jinja2.Template, name: str, context: dict[str, Any]) -> str
             OverflowError, RecursionError, MemoryError, AssertionError) as exc:
         raise ChatTemplateError(f"{type(exc).__name__}: {exc}", template=name,
                                 line=_template_line(exc.__traceback__)) from None
+    finally:
+        _TRACKER.reset(reset)
 
 
-def _bounded_output(template: jinja2.Template, context: dict[str, Any], budget: Budget) -> str:
+def _bounded_output(template: jinja2.Template, context: dict[str, Any], budget: Budget, tracker: _Tracker) -> str:
     """``template.render(**context)``, stopped once the output passes ``max_output_chars``."""
-    parts, size, cap = [], 0, budget.limits.max_output_chars
+    parts, cap = [], budget.limits.max_output_chars
     for chunk in template.generate(**context):
-        size += len(chunk)
-        if size > cap:
+        tracker.written += len(chunk)
+        if tracker.written > cap:
             raise LimitExceeded(f"the output exceeds max_output_chars ({cap})")
         parts.append(chunk)
         budget.check_time()

@@ -532,7 +532,9 @@ class Tokenizer(PostProcess, OffsetsPath):
                             content_special: SpecialTokens | str = SpecialTokens.AS_TEXT,
                             state_tokens: int | None = None,
                             state_markers: tuple[str | int, str | int, str | int] = ("<user>", "<assistant>", "<eot>"),
-                            **variables: Any) -> str | list[int]:
+                            return_dict: bool = False, return_assistant_tokens_mask: bool = False,
+                            return_role_masks: bool = False,
+                            **variables: Any) -> Any:
         """Render `messages` with the model's chat template (transformers 5.x ``apply_chat_template``).
 
         Args:
@@ -552,15 +554,25 @@ class Tokenizer(PostProcess, OffsetsPath):
             state_tokens: with ``tokenize``, the k of `polytok.insert_state_tokens`;
                 None reads GGUF ``paperkiln.state_tokens.k`` (0 when absent: none).
             state_markers: the (user, assistant, eot) tokens of the state-token rule.
+            return_dict: with ``tokenize``, a `BatchEncoding` (``input_ids``, and
+                ``attention_mask`` / ``token_type_ids`` where the model takes them) instead of the ids.
+            return_assistant_tokens_mask: add ``assistant_masks``: 1 for each id that overlaps
+                a ``{% generation %}`` block (transformers' rule; all 0, with a warning,
+                when the template has none). Needs ``tokenize`` and ``return_dict``.
+            return_role_masks: add ``role_masks``: for each role, 1 for each id that overlaps
+                the content (or reasoning) of one of that role's messages; any template
+                (`polytok.chat.masks`). Needs ``tokenize`` and ``return_dict``.
             **variables: template variables; they override the tokenizer's own
                 (``bos_token=``, ``date_string=`` …).
 
         Returns:
-            The rendered text, or its ids with ``tokenize=True``.
+            The rendered text (a str), its ids with ``tokenize=True`` (a list of int), or
+            with ``return_dict=True`` too a `BatchEncoding` (a dict of lists).
 
         Raises:
             ChatTemplateError: no template, an unknown template name, a syntax
-                error (with its line), or the template raised (``raise_exception``).
+                error (with its line), the template raised (``raise_exception``), or
+                masks asked without ``tokenize`` and ``return_dict``.
             StateTokenError: ids that break the state-token rules.
         """
         from ..chat.render import apply_chat_template
@@ -568,7 +580,9 @@ class Tokenizer(PostProcess, OffsetsPath):
         return apply_chat_template(self, messages, add_generation_prompt=add_generation_prompt, tools=tools,
                                    documents=documents, continue_final_message=continue_final_message,
                                    tokenize=tokenize, template=template, content_special=content_special,
-                                   state_tokens=state_tokens, state_markers=state_markers, **variables)
+                                   state_tokens=state_tokens, state_markers=state_markers, return_dict=return_dict,
+                                   return_assistant_tokens_mask=return_assistant_tokens_mask,
+                                   return_role_masks=return_role_masks, **variables)
 
     def __repr__(self) -> str:
         return f"<polytok.Tokenizer {self.facts.format} {self.facts.source} vocab={len(self)}>"
