@@ -122,6 +122,19 @@ class Tokenizer(PostProcess, OffsetsPath):
         """The ids that end a generation (llama.cpp's EOG set; elsewhere the EOS)."""
         return self.facts.eog_ids
 
+    @property
+    def special_token_ids(self) -> frozenset[int]:
+        """Every control/special id of the format (`polytok.vocab_bytes.special_token_ids` has the rule per format)."""
+        from ..vocab_bytes import special_token_ids
+
+        return special_token_ids(self)
+
+    def vocab_bytes(self) -> list[bytes | None]:
+        """`token_bytes` of every id below `n_vocab`, None where no token has the id (`polytok.vocab_bytes`)."""
+        from ..vocab_bytes import vocab_bytes
+
+        return vocab_bytes(self)
+
     def _refresh_fast_path(self) -> None:
         pt = self.pre_tokenizer
         exact = pt is None or pt.exact_without_alignment
