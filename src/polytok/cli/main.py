@@ -87,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     _COMMANDS.update(add_serve(sub, loading))
     from .corpus import add_parsers as add_corpus_parsers
     _COMMANDS.update(add_corpus_parsers(sub, loading, modes))
+    from .export_vocab import add_parser as add_export_vocab
+    _COMMANDS.update(add_export_vocab(sub, loading))
     return p
 
 
