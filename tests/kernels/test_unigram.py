@@ -65,6 +65,8 @@ def check(pure, fast, texts):
         assert outcome(fast.tokenize, text) == outcome(pure.tokenize, text), text
         assert outcome(fast.tokenize_spans, text) == outcome(pure.tokenize_spans, text), text
         assert outcome(fast._word_ids, text) == outcome(pure._word_ids, text), text  # past the cache
+        words = [text, text[:3], text, ""]
+        assert outcome(fast.tokenize_all, words) == outcome(pure.tokenize_all, words), text
 
 
 def load_pair(path):
@@ -382,3 +384,59 @@ def test_words_past_the_kernel_limit_run_the_pure_loop(option, monkeypatch):
     assert fast._reach is None
     check(pure, fast, EDGE)
     assert fast._reach is not None
+
+
+# -- HF's unknown runs rewritten in C, and the word loop ---------------------------------------------------
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True])
+def test_fused_runs_that_spell_a_piece(byte_fallback):
+    """A run of unknown nodes (a literal unknown piece among them) whose text is a piece takes that
+    piece's last id; else its bytes when all exist; else the unknown id."""
+    vocab = [("<unk>", 20.0), ("<unk>q", -5.0), ("a", -1.0), ("<unk>q", -6.0), ("<", -1.0), ("u", -1.0),
+             ("n", -1.0), ("k", -1.0), (">", -1.0), *(BYTES[::3] if byte_fallback else [])]
+    pure, fast = pair(vocab, 0, byte_fallback)
+    assert fast._lattice is not None
+    texts = ["<unk>q", "a<unk>qa", "q<unk>", "qq<unk>q", "<unk>\u00e9", "<unk>日q", "\x03", "\x00a", "<unk><unk>q"]
+    check(pure, fast, texts)
+    assert fast._word_ids("<unk>q") == pure._word_ids("<unk>q") == [3]
+
+
+def test_word_loop_keeps_the_cache_rules(monkeypatch):
+    """`tokenize_all` stores a new word shorter than CACHED_WORD_CHARS, empties a full cache first,
+    and gives what `tokenize` gives, a word the kernel leaves out included."""
+    from polytok.models import _cache
+
+    pure, fast = build(TIES, OPTIONS["hf"])
+    words = ["ab", "qq", "ab", "x" * 300, "日▁", "", "qq", "y" * 255, "y" * 256]
+    assert fast.tokenize_all(words) == pure.tokenize_all(words) == [i for w in words for i in pure.tokenize(w)]
+    assert set(fast._cache) == {"ab", "qq", "日▁", "", "y" * 255}
+    fast._cache["ab"] = [99]  # a cached word is answered from the cache, as `tokenize` does
+    assert fast.tokenize_all(["ab"]) == fast.tokenize("ab") == [99]
+    fast._cache.clear()
+    limit = 3
+    fast._lattice.ids_all(["a", "b", "c"], fast._cache, limit, _cache.CACHED_WORD_CHARS, fast._word_ids)
+    assert set(fast._cache) == {"a", "b", "c"}
+    fast._lattice.ids_all(["ab"], fast._cache, limit, _cache.CACHED_WORD_CHARS, fast._word_ids)
+    assert set(fast._cache) == {"ab"}
+    calls = []
+
+    def fallback(word):
+        calls.append(word)
+        return [7]
+
+    assert fast._lattice.ids_all(["xyz"], {}, 10, 256, fallback) == fast._word_ids("xyz")  # final in C
+    assert calls == []
+    with pytest.raises(TypeError):
+        fast._lattice.ids_all(["a", 5], {}, 10, 256, fallback)
+    with pytest.raises(TypeError):
+        fast._lattice.ids_all(["a"], {"a": (1,)}, 10, 256, fallback)
+    unfused = polytok.kernels.compiled_module("unigram").Lattice(["<unk>", "a"], [0, 1], [-1.0, -1.0], 0, -11.0,
+                                                                 False, False, False, None)
+    assert unfused.ids_all(["aqa", "a"], {}, 10, 256, fallback) == [7, 1]  # a run left to the caller
+    assert calls == ["aqa"]
+    with pytest.raises(TypeError):
+        unfused.ids_all(["q"], {}, 10, 256, lambda word: (1,))
+    with pytest.raises(ValueError):
+        polytok.kernels.compiled_module("unigram").Lattice(["a"], [0], [-1.0], 0, -11.0, False, False, True, None,
+                                                            True)

@@ -215,6 +215,7 @@ typedef struct {
     int float32;
     int raise_unknown;     /* unk_id None with HF's rules: an unknown node that wins raises */
     int collapse;          /* unknown_runs="collapse" */
+    int fuse;              /* unknown_runs="fuse" rewritten here: the trie holds every piece as its last id */
     int byte_fallback;     /* byte_ids holds the <0xHH> pieces' ids (-1: absent) */
     int32_t byte_ids[256];
     int ready;             /* set once __init__ has completed */
@@ -231,10 +232,12 @@ static void Lattice_dealloc(Lattice *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Lattice(pieces, ids, scores, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids)
+/* Lattice(pieces, ids, scores, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids, fuse=False)
  *   pieces, ids: the matchable pieces and the id each matches as (equal lengths);
  *   scores: the path score of every id (a list of floats); unk_id: an id or -1;
- *   byte_ids: None, or the 256 ids of the <0xHH> pieces (None where absent). */
+ *   byte_ids: None, or the 256 ids of the <0xHH> pieces (None where absent);
+ *   fuse: HF's unknown runs ("fuse") are rewritten here, which the caller asks only when `pieces`
+ *   are every piece of the vocabulary (so the trie answers a run's lookup as `Unigram._ids`). */
 static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObject *scores, long unk_id,
                          double unk_score, int float32, int raise_unknown, int collapse, PyObject *byte_ids);
 
@@ -244,13 +247,17 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     PyObject *pieces, *ids, *scores, *byte_ids;
     long unk_id;
     double unk_score;
-    int float32, raise_unknown, collapse;
+    int float32, raise_unknown, collapse, fuse = 0;
     static char *kwlist[] = {"pieces", "ids", "scores", "unk_id", "unk_score", "float32", "raise_unknown",
-                             "collapse", "byte_ids", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!ldpppO", kwlist, &PyList_Type, &pieces, &PyList_Type, &ids,
-                                     &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown, &collapse,
-                                     &byte_ids))
+                             "collapse", "byte_ids", "fuse", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!ldpppO|p", kwlist, &PyList_Type, &pieces, &PyList_Type,
+                                     &ids, &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown,
+                                     &collapse, &byte_ids, &fuse))
         return -1;
+    if (fuse && collapse) {
+        PyErr_SetString(PyExc_ValueError, "fuse and collapse exclude each other");
+        return -1;
+    }
     if (byte_ids != Py_None && (!PyList_Check(byte_ids) || PyList_GET_SIZE(byte_ids) != 256)) {
         PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
         return -1;
@@ -264,6 +271,7 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     Py_XDECREF(i);
     Py_XDECREF(s);
     Py_XDECREF(b);
+    if (status == 0) self->fuse = fuse;
     return status;
 }
 
@@ -704,11 +712,103 @@ fail:
     return NULL;
 }
 
+/* The id of the piece spelt by code points [start, end) of `data`, or -1 (the trie's exact walk). */
+static int32_t piece_id(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end) {
+    const Slot *edge = first_edge(&L->trie, (uint32_t)PyUnicode_READ(kind, data, start));
+    for (Py_ssize_t i = start + 1; edge && i < end; i++)
+        edge = next_edge(&L->trie, edge, (uint32_t)PyUnicode_READ(kind, data, i));
+    return edge ? edge->id : -1;
+}
+
+/* The ids of one fused run [start, end) (unigram.py `_unknown`) into out[...] when `out` is not
+ * NULL; returns how many: the piece the run spells, else with byte fallback its <0xHH> pieces
+ * when each exists, else the unknown id. -1: a lone surrogate to spell, which Python's
+ * str.encode refuses (the caller leaves the run to the pure rewrite, which raises). */
+static Py_ssize_t fused_run(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end,
+                            int32_t *out) {
+    int32_t known = piece_id(L, kind, data, start, end);
+    if (known >= 0) {
+        if (out) out[0] = known;
+        return 1;
+    }
+    if (L->byte_fallback) {
+        Py_ssize_t count = 0;
+        for (Py_ssize_t i = start; i < end; i++) {
+            if (Py_UNICODE_IS_SURROGATE(PyUnicode_READ(kind, data, i))) return -1;
+        }
+        for (Py_ssize_t i = start; i < end; i++) {
+            unsigned char bytes[4];
+            int length = utf8_encode(PyUnicode_READ(kind, data, i), bytes);
+            for (int b = 0; b < length; b++) {
+                if (L->byte_ids[bytes[b]] < 0) goto unknown;
+                if (out) out[count] = L->byte_ids[bytes[b]];
+                count++;
+            }
+        }
+        return count;
+    }
+unknown:
+    if (out) out[0] = L->unk_id;
+    return 1;
+}
+
+/* The final ids of a path holding unknown nodes, with unknown_runs="fuse" (unigram.py
+ * `_fuse_unknown`): each run of nodes whose id is the unknown id (a literal unknown piece
+ * included) is one string, rewritten by `fused_run`. Linked forward as in `collapsed`. NULL
+ * without an exception: a run `fused_run` leaves to the caller. */
+static PyObject *fused(Lattice *L, int kind, const void *data, Py_ssize_t first, const Link *link) {
+    Py_ssize_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int32_t *out = NULL;
+        if (pass == 1) {
+            out = PyMem_Malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+            if (!out) return PyErr_NoMemory();
+        }
+        Py_ssize_t k = 0;
+        for (Py_ssize_t end = first, start = 0; end > 0;) {
+            if (link[end].id != L->unk_id) {
+                if (out) out[k] = link[end].id;
+                k++;
+                start = end;
+                end = link[end].start;
+                continue;
+            }
+            Py_ssize_t run_start = start;
+            while (end > 0 && link[end].id == L->unk_id) {
+                start = end;
+                end = link[end].start;
+            }
+            Py_ssize_t count = fused_run(L, kind, data, run_start, start, out ? out + k : NULL);
+            if (count < 0) {
+                PyMem_Free(out);
+                return NULL;
+            }
+            k += count;
+        }
+        if (pass == 0) {
+            total = k;
+            continue;
+        }
+        PyObject *ids = PyList_New(total);
+        for (Py_ssize_t i = 0; ids && i < total; i++) {
+            PyObject *object = id_object(L, out[i]);
+            if (!object) Py_CLEAR(ids);
+            else PyList_SET_ITEM(ids, i, object);
+        }
+        PyMem_Free(out);
+        if (!ids) return NULL;
+        PyObject *result = PyTuple_Pack(2, ids, Py_None);
+        Py_DECREF(ids);
+        return result;
+    }
+    return NULL; /* not reached */
+}
+
 /* nodes(word, with_ends) -> (ids, ends | None)
  * with_ends true: the best path's node ids, first to last (unknown nodes as unk_id, or -1),
  * and the list of where each ends. with_ends false: (ids, None) when the ids are final (no
- * unknown node, or unknown_runs="collapse", rewritten here), else the nodes and their ends
- * (unknown_runs="fuse", which the caller rewrites). */
+ * unknown node, or unknown runs rewritten here: "collapse", or "fuse" with `fuse`), else the
+ * nodes and their ends (unknown_runs="fuse" without `fuse`, which the caller rewrites). */
 static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyUnicode_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "nodes(word: str, with_ends: bool)");
@@ -781,9 +881,9 @@ static PyObject *Lattice_nodes(Lattice *self, PyObject *const *args, Py_ssize_t 
         end = start;
     }
     Py_ssize_t first = next;
-    if (unknown && !with_ends && self->collapse) {
-        result = collapsed(self, kind, data, first, link);
-        goto done;
+    if (unknown && !with_ends && (self->collapse || self->fuse)) {
+        result = self->collapse ? collapsed(self, kind, data, first, link) : fused(self, kind, data, first, link);
+        if (result || PyErr_Occurred()) goto done;
     }
     ids = PyList_New(count);
     if (!ids) goto done;
@@ -811,6 +911,82 @@ done:
     PyMem_Free(link);
     PyMem_Free(best);
     return result;
+}
+
+/* The final ids of `word` (a new list): nodes(word, False)'s when they are final, else
+ * fallback(word)'s (a word past MAX_CHARS included). */
+static PyObject *word_ids(Lattice *self, PyObject *word, PyObject *fallback) {
+    if (PyUnicode_GET_LENGTH(word) <= MAX_CHARS) {
+        PyObject *args[2] = {word, Py_False};
+        PyObject *found = Lattice_nodes(self, args, 2);
+        if (!found) return NULL;
+        if (PyTuple_GET_ITEM(found, 1) == Py_None) {
+            PyObject *ids = Py_NewRef(PyTuple_GET_ITEM(found, 0));
+            Py_DECREF(found);
+            return ids;
+        }
+        Py_DECREF(found);
+    }
+    PyObject *ids = PyObject_CallOneArg(fallback, word);
+    if (ids && !PyList_Check(ids)) {
+        PyErr_SetString(PyExc_TypeError, "fallback must return a list of ids");
+        Py_CLEAR(ids);
+    }
+    return ids;
+}
+
+/* ids_all(words, cache, limit, cached_chars, fallback) -> the ids of every word, concatenated
+ * (unigram.py `Unigram.tokenize_all`, the loop of `tokenize`): each word's ids from `cache` (a dict
+ * of word -> list of ids), else `word_ids`; a new word shorter than `cached_chars` is stored in the
+ * cache, emptied first when it holds `limit` words (`WordCache.remember`). */
+static PyObject *Lattice_ids_all(Lattice *self, PyObject *args) {
+    PyObject *words, *cache, *fallback;
+    Py_ssize_t limit, cached_chars;
+    if (!PyArg_ParseTuple(args, "O!O!nnO:ids_all", &PyList_Type, &words, &PyDict_Type, &cache, &limit, &cached_chars,
+                          &fallback))
+        return NULL;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Lattice is not initialised");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    /* the fallback runs Python code: the list's size and items are read afresh each step */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(words); i++) {
+        PyObject *word = Py_NewRef(PyList_GET_ITEM(words, i));
+        PyObject *ids = NULL;
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            goto fail;
+        }
+        ids = PyDict_GetItemWithError(cache, word);
+        if (ids) {
+            Py_INCREF(ids);
+        } else {
+            if (PyErr_Occurred()) goto fail;
+            ids = word_ids(self, word, fallback);
+            if (!ids) goto fail;
+            if (PyUnicode_GET_LENGTH(word) < cached_chars) {
+                if (PyDict_GET_SIZE(cache) >= limit) PyDict_Clear(cache);
+                if (PyDict_SetItem(cache, word, ids) < 0) goto fail;
+            }
+        }
+        if (!PyList_Check(ids)) {
+            PyErr_SetString(PyExc_TypeError, "a cached word's ids must be a list");
+            goto fail;
+        }
+        Py_ssize_t size = PyList_GET_SIZE(out);
+        if (PyList_SetSlice(out, size, size, ids) < 0) goto fail;
+        Py_DECREF(ids);
+        Py_DECREF(word);
+        continue;
+    fail:
+        Py_XDECREF(ids);
+        Py_DECREF(word);
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
 }
 
 /* The capsule's `text_ids` (kernel_api.h): `nodes(word, False)` on code points, without the GIL.
@@ -885,6 +1061,9 @@ static PyObject *Lattice_reduce(Lattice *self, PyObject *unused) {
 static PyMethodDef Lattice_methods[] = {
     {"nodes", (PyCFunction)(void (*)(void))Lattice_nodes, METH_FASTCALL,
      "nodes(word, with_ends) -> (ids, ends or None): the best path's ids and where each ends"},
+    {"ids_all", (PyCFunction)Lattice_ids_all, METH_VARARGS,
+     "ids_all(words, cache, limit, cached_chars, fallback) -> the final ids of every word, concatenated, "
+     "through the word cache"},
     {"from_vocab", (PyCFunction)Lattice_from_vocab, METH_VARARGS | METH_CLASS,
      "from_vocab(data, records, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids) -> Lattice: the "
      "trie and scores of a sentencepiece .model straight from spm_model's records"},

@@ -86,7 +86,7 @@ from typing import Any, Literal
 from .._config import join, optional, required
 from ..errors import EncodeError, FormatError
 from ..kernels import kernel
-from ._cache import WordCache
+from ._cache import CACHE_SIZE, CACHED_WORD_CHARS, WordCache
 from ._deferred_tables import DeferredTables
 from ._unigram_float32 import Float32Viterbi, backtrack
 from ._vocab import Node, PieceListLookup, collapse_runs, spell_bytes
@@ -246,14 +246,17 @@ class Unigram(DeferredTables, PieceListLookup):
             self._pure_tables()
             return
         raise_unknown = self._unk_id is None and not self._collapse and not self._float32
-        if "_deferred" in self.__dict__ or (self._match_ids is self._ids and type(self._pieces) is list):
+        every_piece = "_deferred" in self.__dict__ or self._match_ids is self._ids
+        if every_piece and type(self._pieces) is list:
             # every piece (deferred lookups: `_from_columns`), in id order: the Lattice keeps a
             # repeated piece's last id, as `_ids` does
             pieces, ids = self._pieces, list(range(len(self._pieces)))
         else:
             pieces, ids = list(self._match_ids), list(self._match_ids.values())
+        # HF's rewrite of unknown runs in C too, where the trie answers `_unknown`'s lookup as `_ids`
+        fuse = every_piece and not self._collapse and self._unk_id is not None
         self._lattice = module.Lattice(pieces, ids, self._path_scores, self._unknown_marker(), self._unk_score,
-                                       self._float32, raise_unknown, self._collapse, self._byte_ids)
+                                       self._float32, raise_unknown, self._collapse, self._byte_ids, fuse)
 
     def _pure_tables(self) -> dict[str, int]:
         """The pure loops' lookups, built on first use: at load on the pure path, else only for a
@@ -311,6 +314,13 @@ class Unigram(DeferredTables, PieceListLookup):
             ids = self._word_ids(piece)
             self._cache.remember(piece, ids)
         return ids[:]
+
+    def tokenize_all(self, words: list[str]) -> list[int]:
+        lattice = self._lattice
+        if lattice is not None and type(words) is list:  # `tokenize`'s loop in C, through the same cache
+            return lattice.ids_all(words, self._cache, CACHE_SIZE, CACHED_WORD_CHARS,  # type: ignore[no-any-return]
+                                   self._word_ids)
+        return super().tokenize_all(words)
 
     def tokenize_spans(self, piece: str) -> list[tuple[int, int, int]]:
         return list(self._tokens(piece)) if piece else []
