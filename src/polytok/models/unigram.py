@@ -56,7 +56,10 @@ differ by an ulp). This can only change a result on near-ties.
 Compiled: when the kernel ``polytok._kernels.unigram`` is built, a `Lattice` (a trie of
 the matchable pieces over code points, and their path scores) runs `_best_path`'s loop
 or, with `float32`, `Float32Viterbi._exact`'s over the whole word, and applies the
-``"collapse"`` rules; HF's ``"fuse"`` rewrite of unknown runs and the spans stay here.
+``"collapse"`` rules, and HF's ``"fuse"`` rewrite of unknown runs where its trie holds every
+piece (``fuse``: it then answers `_unknown`'s lookup as `_ids`); `tokenize_all`'s loop over
+the word cache runs there too (``Lattice.ids_all``). The spans, and a fused run of a lone
+surrogate to spell as bytes (``str.encode`` raises), stay here.
 It is built at load and again after unpickling (`_build_paths`); a word longer than its
 int32 positions allow runs the pure loops, whose tables are then built (`_pure_tables`).
 sentencepiece's reader builds the `Lattice` straight from the ``.model`` bytes (`from_kernel`),
