@@ -41,6 +41,7 @@ from polytok.vocab_bytes import adds_prefix_space, generation_config_eos, stop_t
 TEXTS = ["Hello world", "The quick brown fox jumps over the lazy dog.", "numbers 12345 and 3.14159",
          "naïve café déjà vu", "日本語のテキスト", "emoji 🎉 party", "tabs\tand  double  spaces",
          "end of line\nnext line", "<|endoftext|> and </s> as text", "a simple sentence of words",
+         "rare 𝔘𝔫𝔦 𠀀 glyphs",  # byte-fallback pieces of a character split over several tokens
          "we are here at the end"]
 _CLEANED = re.compile(r"[.,!?']")  # what llama.cpp's clean_spaces rewrites in a decode (`Reference.clean_spaces`)
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
