@@ -165,3 +165,44 @@ def test_outlines(case: str) -> None:
         other = outlines_core.Index(_regex([text + "x"]), vocab)
         state = _walk(other, ids)
         assert state is None or not other.is_final_state(state), (case, text)
+
+
+# -- control tokens are never text ---------------------------------------------------------------
+
+
+def _control_samples(ref: Reference) -> list[tuple[int, str]]:
+    """A few control ids whose text the reference writes out (``<|endoftext|>``, ``</s>`` ...), with that text."""
+    table = ref.tok.vocab_bytes()
+    out = []
+    for id_ in sorted(ref.special)[:6]:
+        data = table[id_]
+        if data and ref.piece is not None and ref.piece(id_) == data:
+            out.append((id_, data.decode("utf-8")))
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_control_tokens_do_not_match_their_text(case: str) -> None:
+    """A grammar that asks for the text ``<|endoftext|>`` never lets the control token of that text stand for it."""
+    ref = reference(case)
+    samples = _control_samples(ref)
+    if not samples:
+        pytest.skip(f"{case}: no control token with a per-token reference text")
+    regex = _regex([text for _, text in samples])
+    xgr = pytest.importorskip("xgrammar")
+    llguidance = pytest.importorskip("llguidance")
+    outlines_core = pytest.importorskip("outlines_core")
+    compiled = xgr.GrammarCompiler(_xgrammar(case)).compile_regex(regex)
+    lltok, _ = _llguidance(case)
+    try:
+        index = outlines_core.Index(regex, _outlines(case)[0])
+    except ValueError as exc:  # outlines-core refuses a regex no token sequence can write: none does, then
+        assert "incompatible with the regex" in str(exc)
+        index = None
+    stop = set(_stop(ref) or ())
+    for id_, text in samples:
+        if id_ in stop:
+            continue
+        assert not xgr.GrammarMatcher(compiled).accept_token(id_), (case, id_, text)
+        assert not llguidance.LLMatcher(lltok, llguidance.grammar_from("regex", regex)).consume_token(id_), (case, text)
+        assert index is None or index.get_next_state(index.get_initial_state(), id_) is None, (case, id_, text)
