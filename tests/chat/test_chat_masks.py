@@ -412,3 +412,24 @@ def test_role_masks_with_assistant_masks_and_no_warning_when_blocks_exist():
     assert got["assistant_masks"] == expected["assistant_masks"]
     # the content is inside the generated span
     assert all(a >= r for a, r in zip(got["assistant_masks"], got["role_masks"]["assistant"]))
+
+
+def test_a_token_across_two_messages_is_in_both_roles():
+    tok, ref = pair("llama3")
+    source = "{% for m in messages %}{{ m.content }}{% endfor %}"
+    messages = [{"role": "user", "content": "Hel"}, {"role": "assistant", "content": "lo"}]
+    got = tok.apply_chat_template(messages, template=source, tokenize=True, return_dict=True, return_role_masks=True)
+    ids, expected, _ = expected_role_masks(ref, "Hello", messages)
+    assert got["input_ids"] == ids == [tok.token_to_id("Hello")] and got["role_masks"] == expected
+    assert got["role_masks"] == {"user": [1], "assistant": [1]}
+
+
+def test_role_masks_of_a_continued_final_message():
+    tok, ref = pair("llama3")
+    source = llama_cpp_template_path("meta-llama-Llama-3.1-8B-Instruct").read_text(encoding="utf-8")
+    messages = [{"role": "user", "content": "Count to three"}, {"role": "assistant", "content": "One, two,"}]
+    got = tok.apply_chat_template(messages, template=source, tokenize=True, return_dict=True, return_role_masks=True,
+                                  continue_final_message=True, content_special="parse")
+    assert got["input_ids"] == reference(ref, source, messages, tokenize=True, return_dict=False,
+                                         continue_final_message=True)
+    assert role_texts(tok, got) == {"user": ["Count to three"], "assistant": ["One, two,"]}
