@@ -22,7 +22,7 @@ import re
 import warnings
 
 import pytest
-from fixtures import fixture_path, llama_cpp_template_path, llama_cpp_templates_dir
+from fixtures import fixture_path, gguf_vocab_path, llama_cpp_template_path, llama_cpp_templates_dir
 
 import polytok
 from polytok import ChatTemplateError
@@ -433,3 +433,22 @@ def test_role_masks_of_a_continued_final_message():
     assert got["input_ids"] == reference(ref, source, messages, tokenize=True, return_dict=False,
                                          continue_final_message=True)
     assert role_texts(tok, got) == {"user": ["Count to three"], "assistant": ["One, two,"]}
+
+
+@pytest.mark.parametrize("source", [("gguf", "llama-bpe"), ("gguf", "llama-spm"), ("fixture", "llama3-tiktoken"),
+                                    ("fixture", "spm-mistral-v3")], ids=lambda s: s[1])
+def test_role_masks_of_other_formats(source):
+    """No reference engine has masks here: the masked ids must decode to the sentinels, with the same ids as
+    without masks, content read as text or parsed, on templates of llama.cpp's models/templates/."""
+    kind, name = source
+    tok = polytok.load(gguf_vocab_path(name) if kind == "gguf" else fixture_path(name, "tokenizer.model"))
+    for template in ("meta-llama-Llama-3.1-8B-Instruct", "Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-2407"):
+        source_text = llama_cpp_template_path(template).read_text(encoding="utf-8")
+        for content_special in ("text", "parse"):
+            messages = SHAPES["ends_with_assistant"]
+            options = dict(template=source_text, tokenize=True, content_special=content_special, bos_token="<s>",
+                           eos_token="</s>")
+            got = tok.apply_chat_template(messages, return_dict=True, return_role_masks=True, **options)
+            assert got["input_ids"] == tok.apply_chat_template(messages, **options)
+            for role, texts in role_texts(tok, got).items():
+                assert " ".join(texts).split() == " ".join(m["content"] for m in messages if m["role"] == role).split()
