@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import fixture_path, gguf_vocab_path
+from fixtures import GGUF_VOCAB_NAMES, fixture_path, gguf_vocab_path
 
 import polytok
 from polytok.vocab_bytes import adds_prefix_space, generation_config_eos, stop_token_ids
@@ -277,3 +277,16 @@ def test_generation_config_eos_list_is_added(tmp_path: Path) -> None:
     expected = transformers.GenerationConfig.from_pretrained(str(tmp_path)).eos_token_id
     assert generation_config_eos(tmp_path) == expected
     assert set(stop_token_ids(tok)) == set(tok.eog_ids) | set(expected)
+
+
+@pytest.mark.parametrize("name", GGUF_VOCAB_NAMES)
+def test_gguf_control_and_stop_ids_of_every_vocab(name: str) -> None:
+    """Every ggml-vocab GGUF of the sdist: CONTROL/UNKNOWN attributes and ``llama_vocab_is_eog``, id by id."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    path = gguf_vocab_path(name)
+    vocab = llama_cpp.llama_model_get_vocab(_llama_vocab(str(path)))
+    n = int(llama_cpp.llama_vocab_n_tokens(vocab))
+    hidden = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+    tok = polytok.load(path)
+    assert tok.special_token_ids == {i for i in range(n) if llama_cpp.llama_vocab_get_attr(vocab, i) & hidden}
+    assert set(stop_token_ids(tok)) == {i for i in range(n) if llama_cpp.llama_vocab_is_eog(vocab, i)}
