@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import GGUF_VOCAB_NAMES, fixture_path, gguf_vocab_path
+from fixtures import GGUF_VOCAB_NAMES, HF_JSON_FIXTURES, fixture_path, gguf_vocab_path
 
 import polytok
 from polytok.vocab_bytes import adds_prefix_space, generation_config_eos, stop_token_ids
@@ -290,3 +290,27 @@ def test_gguf_control_and_stop_ids_of_every_vocab(name: str) -> None:
     tok = polytok.load(path)
     assert tok.special_token_ids == {i for i in range(n) if llama_cpp.llama_vocab_get_attr(vocab, i) & hidden}
     assert set(stop_token_ids(tok)) == {i for i in range(n) if llama_cpp.llama_vocab_is_eog(vocab, i)}
+
+
+@pytest.mark.parametrize("name", sorted(HF_JSON_FIXTURES))
+def test_control_ids_of_every_tokenizer_json(name: str) -> None:
+    """Every tokenizer.json fixture: HF's added tokens with ``special``."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = fixture_path(name, HF_JSON_FIXTURES[name])
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    expected = {i for i, t in ref.get_added_tokens_decoder().items() if t.special}
+    assert polytok.load(path).special_token_ids == expected
+
+
+SENTENCEPIECE = [("spm-botchan-bpe-1000", "spm.model"), ("spm-botchan-unigram-1000", "spm.model"),
+                 ("spm-kyoto-ja-unigram-8000", "spm.model"), ("spm-bpemb-en-100k", "spm.model"),
+                 ("spm-mistral-v1", "tokenizer.model"), ("spm-mistral-v2", "tokenizer.model"),
+                 ("spm-mistral-v3", "tokenizer.model"), ("spm-mistral-v7", "tokenizer.model")]
+
+
+@pytest.mark.parametrize("name,filename", SENTENCEPIECE, ids=[n for n, _ in SENTENCEPIECE])
+def test_control_and_stop_ids_of_every_model_file(name: str, filename: str) -> None:
+    """Every .model fixture: ``is_control`` or ``is_unknown``; the stop id is ``eos_id``."""
+    ref = _sentencepiece(name, filename)
+    assert ref.tok.special_token_ids == ref.special
+    assert set(stop_token_ids(ref.tok)) == ref.stop
