@@ -85,6 +85,7 @@ def test_a_tokenizer_json_alone_names_no_stop_token() -> None:
     (["--eos", "100261"], "100261"),  # a hole of cl100k_base
     (["--eos", "5000000"], "5000000"),
     (["--vocab-size", "100"], "vocab_size 100"),
+    (["--vocab-size", "99999999999"], "vocab_size 99999999999"),
 ])
 def test_bad_arguments_are_one_line(cl100k: tuple[Path, object], args: list[str], message: str) -> None:
     path, _ = cl100k

@@ -47,6 +47,7 @@ __all__ = ["FORMATS", "VocabFacts", "vocab_facts", "export_vocab", "write_export
 
 FORMATS = ("xgrammar", "llguidance", "outlines")
 XGRAMMAR_RAW = 0  # xgrammar.VocabType.RAW
+MAX_VOCAB_SIZE = 1 << 24  # a --vocab-size above it is a mistake, not a padded output layer
 
 
 def token_text(data: bytes) -> str:
@@ -98,12 +99,13 @@ def vocab_facts(tok: Tokenizer, *, stop_ids: Iterable[int] | None = None,
 
     Raises:
         PolytokError: no stop id is known (pass `stop_ids`), a stop id outside the
-            vocabulary, or a `vocab_size` below ``tok.n_vocab``.
+            vocabulary, or a `vocab_size` below ``tok.n_vocab`` or above `MAX_VOCAB_SIZE`.
     """
+    if vocab_size is not None and not tok.n_vocab <= vocab_size <= MAX_VOCAB_SIZE:
+        raise PolytokError(f"vocab_size {vocab_size} is outside {tok.n_vocab:,} (the tokenizer's ids) "
+                           f"… {MAX_VOCAB_SIZE:,}")
     table = vocab_bytes(tok)
     if vocab_size is not None:
-        if vocab_size < len(table):
-            raise PolytokError(f"vocab_size {vocab_size} is below the tokenizer's {len(table)} ids")
         table.extend([None] * (vocab_size - len(table)))
     stop = sorted(set(stop_ids)) if stop_ids is not None else stop_token_ids(tok)
     if not stop:
