@@ -394,7 +394,7 @@ class Tokenizer(PostProcess, OffsetsPath):
             # it would be a token's span); `segments` would give its one normalized piece
             self.piece_ids(text if self.normalizer is None else self.normalizer.normalize(text), True, out)
             return out
-        for piece, at_origin, token_id in self.segments(text, parse_special):
+        for piece, at_origin, token_id in self._segments(text, splits, parse_special):
             if token_id is not None:
                 out.append(token_id)
             else:
@@ -435,10 +435,15 @@ class Tokenizer(PostProcess, OffsetsPath):
         (Metaspace ``first`` reads it). Added tokens with ``normalized=True`` are found in
         the normalized text, as HF's ``extract_and_normalize`` finds them.
         """
+        return self._segments(text, self.split_special(text, parse_special), parse_special)
+
+    def _segments(self, text: str, splits: list[tuple[int, int, int | None]],
+                  parse_special: bool) -> list[tuple[str, bool, int | None]]:
+        """`segments` of `text` from its `split_special` spans (`_text_ids` has them already)."""
         added, normalize = self.special_split, self.normalizer
         in_normalized = added.has_normalized
         out: list[tuple[str, bool, int | None]] = []
-        for start, end, token_id in self.split_special(text, parse_special):
+        for start, end, token_id in splits:
             piece = text[start:end]
             if token_id is not None:
                 out.append((piece, start == 0, token_id))
