@@ -156,6 +156,43 @@ def test_pieces_as_json_reads_them(wire: Any) -> None:
     assert _read(wire, raw) == _expected(raw)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=8), min_size=1, max_size=8))
+def test_pieces_of_any_characters(pieces: list[str]) -> None:
+    raw = _document(", ".join(f"[{json.dumps(piece, ensure_ascii=False)}, -2.5]" for piece in pieces))
+    assert _read(compiled("wire"), raw) == _expected(raw)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.binary(max_size=6).filter(lambda b: not set(b) & set(b'"\\' + bytes(range(32)))), min_size=1,
+                max_size=4))
+def test_pieces_of_any_bytes(pieces: list[bytes]) -> None:
+    """Bytes Python's UTF-8 decoder refuses (overlong forms, surrogates, past U+10FFFF, cut short)
+    are handed back; the others read as it reads them."""
+    raw = _document(", ".join(f'["{i}", 1.0]' for i in range(len(pieces))))
+    for i, piece in enumerate(pieces):
+        raw = raw.replace(f'["{i}"'.encode(), b'["' + piece + b'"', 1)
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        assert compiled("wire").json_unigram_vocab(raw, scanstring) is None
+    else:
+        assert _read(compiled("wire"), raw) == _expected(raw)
+
+
+def test_pieces_at_the_edges_of_utf8(wire: Any) -> None:
+    edges = [b"\x7f", b"\xc2\x80", b"\xdf\xbf", b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xee\x80\x80",
+             b"\xef\xbf\xbf", b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf", b"a\xc3\xa9\xe2\x96\x81\xf0\x9f\x98\x80"]
+    refused = [b"\xc0\x80", b"\xc1\xbf", b"\xe0\x9f\xbf", b"\xed\xa0\x80", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80",
+               b"\xf5\x80\x80\x80", b"\xc3", b"\xe2\x96", b"\x80", b"\xc3\x28", b"\xff"]
+    for piece in edges + refused:
+        raw = _document('["Z", 1.0]').replace(b"Z", piece)
+        if piece in edges:
+            assert _read(wire, raw) == _expected(raw), piece
+        else:
+            assert wire.json_unigram_vocab(raw, scanstring) is None, piece
+
+
 @pytest.mark.parametrize("raw", [
     _document('["a", 1.0]', before=""),  # no type: the whole text is read (the model guesses its type)
     _document('[" \\u0041", -1], ["b\\t", 2.5]'),

@@ -1172,12 +1172,16 @@ fail:
  * same white space, strings, numbers. Only the `model.vocab` array is read here; the rest of the
  * text is walked just far enough to find it, and json.loads reads it (with the array cut out). */
 typedef struct {
-    const unsigned char *s;
+    const unsigned char *s; /* a bytes object's: s[n] is its terminating NUL, where every byte loop stops */
     Py_ssize_t n;
 } JsonText;
 
+/* Per byte, two flags: 1 for JSON white space; 2 for what ends a run of plain string bytes ('"',
+ * '\\' and the control characters json refuses in a string, NUL and the white space among them). */
+static unsigned char json_class[256];
+
 static Py_ssize_t json_space(const JsonText *j, Py_ssize_t at) {
-    while (at < j->n && (j->s[at] == ' ' || j->s[at] == '\n' || j->s[at] == '\r' || j->s[at] == '\t')) at++;
+    while (json_class[j->s[at]] & 1) at++;
     return at;
 }
 
@@ -1185,16 +1189,14 @@ static Py_ssize_t json_space(const JsonText *j, Py_ssize_t at) {
  * control character in it, which json refuses); *escaped: whether it holds a backslash. */
 static Py_ssize_t json_string_end(const JsonText *j, Py_ssize_t at, int *escaped) {
     *escaped = 0;
-    for (at++; at < j->n; at++) {
+    for (at++;; at++) {
+        while (!(json_class[j->s[at]] & 2)) at++;
         unsigned char c = j->s[at];
         if (c == '"') return at + 1;
-        if (c < 0x20) return -1;
-        if (c == '\\') {
-            *escaped = 1;
-            at++; /* the escaped character, a quote included */
-        }
+        if (c != '\\' || at + 1 >= j->n) return -1; /* a control character, the end of the text */
+        *escaped = 1;
+        at++; /* the escaped character, a quote included */
     }
-    return -1;
 }
 
 /* The index after the value starting at `at`, or -1. Lenient: it only balances brackets outside
@@ -1254,12 +1256,83 @@ static int json_key_is(const JsonText *j, Py_ssize_t key, Py_ssize_t key_end, co
     return (size_t)(key_end - key) == size && memcmp(j->s + key, name, size) == 0;
 }
 
+/* s[0:size] decoded as Python's strict UTF-8 decoder decodes it, in two passes (its code points'
+ * count and largest, checked as utf8_valid checks them; then written straight into the str):
+ * the decoder's general path grows its result as it goes, several times the cost for the short
+ * non-ASCII pieces of a vocabulary. A new str, NULL with no error for bytes the decoder refuses. */
+static PyObject *utf8_str(const unsigned char *s, Py_ssize_t size) {
+    Py_ssize_t length = 0;
+    Py_UCS4 largest = 0;
+    for (Py_ssize_t i = 0; i < size; length++) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        Py_ssize_t follow;
+        unsigned char low = 0x80, high = 0xBF; /* the range of the second byte */
+        Py_UCS4 cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            follow = 1;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            follow = 2;
+            cp = c & 0x0F;
+            if (c == 0xE0) low = 0xA0;
+            if (c == 0xED) high = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            follow = 3;
+            cp = c & 0x07;
+            if (c == 0xF0) low = 0x90;
+            if (c == 0xF4) high = 0x8F;
+        } else {
+            return NULL;
+        }
+        if (size - i - 1 < follow || s[i + 1] < low || s[i + 1] > high) return NULL;
+        for (Py_ssize_t k = 1; k <= follow; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return NULL;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        if (cp > largest) largest = cp;
+        i += follow + 1;
+    }
+    PyObject *text = PyUnicode_New(length, largest < 0x80 ? 0x7F : largest);
+    if (!text) return NULL;
+    if (largest < 0x80) {
+        memcpy(PyUnicode_DATA(text), s, (size_t)size);
+        return text;
+    }
+    int kind = PyUnicode_KIND(text);
+    void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0, k = 0; i < size; k++) {
+        unsigned char c = s[i];
+        Py_UCS4 cp;
+        if (c < 0x80) {
+            cp = c;
+            i += 1;
+        } else if (c < 0xE0) {
+            cp = (Py_UCS4)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
+            i += 2;
+        } else if (c < 0xF0) {
+            cp = (Py_UCS4)(c & 0x0F) << 12 | (Py_UCS4)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
+            i += 3;
+        } else {
+            cp = (Py_UCS4)(c & 0x07) << 18 | (Py_UCS4)(s[i + 1] & 0x3F) << 12 | (Py_UCS4)(s[i + 2] & 0x3F) << 6
+                 | (s[i + 3] & 0x3F);
+            i += 4;
+        }
+        PyUnicode_WRITE(kind, data, k, cp);
+    }
+    return text;
+}
+
 /* The string whose '"' is at `at` (ending just before `end`) as json reads it: the UTF-8 text
  * itself, or, when it holds an escape, json.decoder.scanstring's answer (`unescape`). A new str,
  * NULL with no error for a string json refuses, NULL with an error on failure. */
 static PyObject *json_string(const JsonText *j, Py_ssize_t at, Py_ssize_t end, int escaped, PyObject *unescape) {
-    PyObject *text = PyUnicode_DecodeUTF8((const char *)j->s + at + 1, end - at - (escaped ? 1 : 2), NULL);
-    if (text == NULL || !escaped) goto done;
+    if (!escaped) return utf8_str(j->s + at + 1, end - at - 2);
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)j->s + at + 1, end - at - 1, NULL);
+    if (text == NULL) goto done;
     Py_ssize_t length = PyUnicode_GET_LENGTH(text); /* up to the closing quote, which it holds */
     PyObject *read = PyObject_CallFunction(unescape, "On", text, (Py_ssize_t)0);
     Py_SETREF(text, NULL);
@@ -1280,58 +1353,55 @@ done:
  * past an f64, a repr serde_double leaves to Python), -1 on an error. */
 static int json_score(const JsonText *j, Py_ssize_t at, double *value, Py_ssize_t *end) {
     const unsigned char *s = j->s;
-    Py_ssize_t p = at, n = j->n;
-    int negative = p < n && s[p] == '-';
+    Py_ssize_t p = at;
+    int negative = s[p] == '-';
     p += negative;
+    /* the grammar, and the significant digits as one integer while there are at most 19 */
+    uint64_t digits = 0;
+    int count = 0, places = 0;
     Py_ssize_t whole = p;
-    if (p < n && s[p] == '0') {
+    if (s[p] == '0') {
         p++;
     } else {
-        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
+        for (; s[p] >= '0' && s[p] <= '9'; p++)
+            if (++count <= 19) digits = digits * 10 + (uint64_t)(s[p] - '0');
     }
     if (p == whole) return 0;
-    Py_ssize_t whole_end = p, fraction = p, fraction_end = p;
-    if (p < n && s[p] == '.') {
-        fraction = ++p;
-        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
-        if (p == fraction) return 0;
-        fraction_end = p;
+    Py_ssize_t whole_end = p;
+    int has_fraction = s[p] == '.';
+    if (has_fraction) {
+        Py_ssize_t first = ++p;
+        for (; s[p] >= '0' && s[p] <= '9'; p++, places++) {
+            if (count > 0 || s[p] != '0') count++;
+            if (count <= 19) digits = digits * 10 + (uint64_t)(s[p] - '0');
+        }
+        if (p == first) return 0;
     }
-    int has_exponent = p < n && (s[p] == 'e' || s[p] == 'E');
+    int has_exponent = s[p] == 'e' || s[p] == 'E';
     if (has_exponent) {
         p++;
-        if (p < n && (s[p] == '+' || s[p] == '-')) p++;
+        if (s[p] == '+' || s[p] == '-') p++;
         Py_ssize_t first = p;
-        while (p < n && s[p] >= '0' && s[p] <= '9') p++;
+        while (s[p] >= '0' && s[p] <= '9') p++;
         if (p == first) return 0;
     }
     *end = p;
-    if (fraction == fraction_end && !has_exponent) { /* json's int(text): at most 18 digits are exact in int64 */
+    if (!has_fraction && !has_exponent) { /* json's int(text): at most 18 digits are exact in int64 */
         if (whole_end - whole > 18) return 0;
-        int64_t number = 0;
-        for (Py_ssize_t k = whole; k < whole_end; k++) number = number * 10 + (s[k] - '0');
-        *value = (double)(negative ? -number : number); /* rounded to nearest, as PyLong_AsDouble */
+        *value = (double)(negative ? -(int64_t)digits : (int64_t)digits); /* rounded to nearest, as PyLong_AsDouble */
         return 1;
     }
 #ifdef __SIZEOF_INT128__
-    if (!has_exponent) {
+    if (!has_exponent && count <= 19) {
         /* the text's digits over 10^places: when they are the shortest repr of the double json
          * reads, serde_double's answer comes from them (a repr with places after the point has
          * these digits), without reading the double first */
-        uint64_t digits = 0;
-        int count = 0, places = (int)(fraction_end - fraction);
-        for (Py_ssize_t k = whole; k < fraction_end && count <= 19; k++) {
-            if (k == whole_end) k = fraction; /* past the point */
-            if (count == 0 && s[k] == '0') continue;
-            count++;
-            digits = digits * 10 + (uint64_t)(s[k] - '0');
-        }
-        while (count <= 19 && digits != 0 && digits % 10 == 0 && places > 0) {
+        while (digits != 0 && digits % 10 == 0 && places > 0) {
             digits /= 10;
             places--;
         }
         double read;
-        if (count <= 19 && decimal_is_shortest(digits, places, &read)) {
+        if (decimal_is_shortest(digits, places, &read)) {
             *value = serde_scale(digits, -(long)places, negative);
             return 1;
         }
@@ -1441,10 +1511,9 @@ static int json_walk(const JsonText *j, Py_ssize_t at, int level, VocabRead *rea
  * else: the member missing or repeated, an escaped key at either level, an entry that is not such
  * a pair, an unusual number (json.loads and the pure checks then read the whole file). */
 static PyObject *json_unigram_vocab(PyObject *self, PyObject *args) {
-    Py_buffer raw;
-    PyObject *unescape;
-    if (!PyArg_ParseTuple(args, "y*O", &raw, &unescape)) return NULL;
-    JsonText j = {(const unsigned char *)raw.buf, raw.len};
+    PyObject *raw, *unescape;
+    if (!PyArg_ParseTuple(args, "SO", &raw, &unescape)) return NULL;
+    JsonText j = {(const unsigned char *)PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw)};
     VocabRead read = {unescape, PyList_New(0), PyList_New(0), -1, -1};
     PyObject *result = NULL;
     Py_ssize_t end;
@@ -1457,7 +1526,6 @@ static PyObject *json_unigram_vocab(PyObject *self, PyObject *args) {
     }
     Py_XDECREF(read.pieces);
     Py_XDECREF(read.scores);
-    PyBuffer_Release(&raw);
     return result;
 }
 
@@ -1511,6 +1579,12 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "wire", NULL, -1, methods};
 
 PyMODINIT_FUNC PyInit_wire(void) {
+    for (int c = 0; c < 0x20; c++) json_class[c] = 2;
+    json_class['"'] = json_class['\\'] = 2;
+    json_class[' '] |= 1;
+    json_class['\n'] |= 1;
+    json_class['\r'] |= 1;
+    json_class['\t'] |= 1;
     char text[8];
     for (int k = 0; k < 309; k++) {
         PyOS_snprintf(text, sizeof text, "1e%d", k);
