@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fixtures import fixture_path
+from fixtures import edge_texts, fixture_path
 
 import polytok
 
@@ -306,3 +306,38 @@ def test_no_numpy_or_torch_imported_without_tensors(tmp_path):
             "print('numpy' in sys.modules, 'torch' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("key", list(FOLDERS))
+def test_type_ids_without_offsets_equal_encode_full(pairs, key):
+    """Type ids and special-tokens masks come from the ids when offsets are not asked for:
+    they must equal what the offsets path (`encode_full`) gives, on the hard texts too."""
+    tok, _ = pairs[key]
+    texts = [t for t in edge_texts() if len(t) < 300][::2]
+    second = texts[1:] + texts[:1]
+    for args, options in [((texts,), {}), ((texts, second), {}), ((texts, second), {"add_special": False}),
+                          ((texts, second), {"truncation": True, "max_length": 12, "padding": True}),
+                          ((texts[:20], second[:20]), {"truncation": "only_first", "max_length": 30}),
+                          ((texts[:20],), {"truncation": True, "max_length": 1})]:
+        common = {"return_token_type_ids": True, "return_special_tokens_mask": True, **options}
+        try:
+            full = tok(*args, return_offsets=True, **common)
+        except polytok.EncodeError:
+            with pytest.raises(polytok.EncodeError):
+                tok(*args, **common)
+            continue
+        del full["offset_mapping"]
+        assert tok(*args, **common) == full, (key, options, len(args))
+
+
+def test_a_layout_without_each_marker_once_is_refused():
+    """A post-processor that repeats or drops a sequence has no layout: `encode_full` is taken instead."""
+    from polytok.encoding import merge_with
+    from polytok.tokenizer.sequence_layout import layout
+
+    class Doubling:
+        def process(self, a: Any, b: Any, add_special: bool) -> Any:
+            return merge_with(a, a)
+
+    assert layout(Doubling(), False, True) is None  # type: ignore[arg-type]
+    assert layout(None, True, True) == [(-1, 0, 0), (-2, 1, 0)]

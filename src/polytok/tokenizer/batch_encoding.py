@@ -22,8 +22,9 @@ Reproduces transformers 5.24.0 for a ``tokenizer.json`` folder
   ``torch.tensor`` (rows of different lengths are an error there).
 
 The ids come from `Tokenizer.encode_batch` (the compiled pipeline where it applies) on
-a shallow copy carrying the call's truncation, or from `Tokenizer.encode_full` when
-type ids, offsets or the special-tokens mask are asked for. numpy and torch are
+a shallow copy carrying the call's truncation; type ids and the special-tokens mask from
+each sequence's ids and the post-processor's layout (`sequence_layout`); offsets from
+`Tokenizer.encode_full`. numpy and torch are
 imported only when ``return_tensors`` names them.
 """
 
@@ -39,6 +40,7 @@ from ..errors import EncodeError
 from ..truncation import Padding, Truncation
 from .call_settings import LARGE_INTEGER, CallSettings, call_settings
 from .inputs import parses_special
+from .sequence_layout import cut, layout, rows
 
 if TYPE_CHECKING:
     from ..special import SpecialTokens
@@ -106,7 +108,12 @@ def encode_call(tok: Tokenizer, text: str | Sequence[str], pair: str | Sequence[
     names = settings.model_input_names
     with_types = "token_type_ids" in names if return_token_type_ids is None else return_token_type_ids
     with_mask = "attention_mask" in names if return_attention_mask is None else return_attention_mask
-    if with_types or return_offsets or return_special_tokens_mask:
+    found = None
+    if not return_offsets and (with_types or return_special_tokens_mask):
+        found = _typed(tok, plan.truncation, items, add_special, special)
+    if found is not None:
+        data = _from_rows(found, plan.padding, with_types, with_mask, return_special_tokens_mask)
+    elif with_types or return_offsets or return_special_tokens_mask:
         encodings = [tok.encode_full(a, pair=b, add_special=add_special, special=special,
                                      truncation=plan.truncation or False, padding=False) for a, b in items]
         if plan.padding is not None:
@@ -115,7 +122,8 @@ def encode_call(tok: Tokenizer, text: str | Sequence[str], pair: str | Sequence[
             encodings = [pad(e, target, p.pad_id, p.pad_type_id, p.pad_token, p.direction) for e in encodings]
         data = _from_encodings(encodings, with_types, with_mask, return_offsets, return_special_tokens_mask)
     else:
-        data = _from_ids(_ids(tok, plan.truncation, items, add_special, special), plan.padding, with_mask)
+        batch = _ids(tok, plan.truncation, items, add_special, special)
+        data = _from_rows([(ids, [], []) for ids in batch], plan.padding, False, with_mask, False)
     if return_length:
         data["length"] = [len(ids) for ids in data["input_ids"]]
     if return_tensors is not None:
@@ -207,21 +215,64 @@ def _ids(tok: Tokenizer, truncation: Truncation | None, items: list[tuple[str, s
     return [tok.encode(a, pair=b, add_special=add_special, special=special) for a, b in items]
 
 
-def _from_ids(batch: list[list[int]], padding: Padding | None, with_mask: bool) -> dict[str, Any]:
-    masks = [[1] * len(ids) for ids in batch] if with_mask else []
-    if padding is not None:
-        target = padding.target([len(ids) for ids in batch])
-        left = padding.direction == "left"
-        for i, ids in enumerate(batch):
-            k = target - len(ids)
-            if k > 0:
-                fill = [padding.pad_id] * k
-                batch[i] = fill + ids if left else ids + fill
-                if with_mask:
-                    masks[i] = [0] * k + masks[i] if left else masks[i] + [0] * k
-    data: dict[str, Any] = {"input_ids": batch}
+def _typed(tok: Tokenizer, truncation: Truncation | None, items: list[tuple[str, str | None]], add_special: bool,
+           special: SpecialTokens | str | None) -> list[tuple[list[int], list[int], list[int]]] | None:
+    """Each item's ids, type ids and special-tokens mask without `encode_full` (`sequence_layout`):
+    each sequence's ids from `encode_batch` with no truncation, padding or post-processor, cut
+    by the call's truncation, laid out as the post-processor lays out marker sequences."""
+    plans = {is_pair: layout(tok.post_processor, is_pair, add_special) for is_pair in {b is not None for _, b in items}}
+    if any(plan is None for plan in plans.values()):
+        return None
+    raw = _bare(tok, parses_special(tok.default_special if special is None else special))
+    firsts = raw.encode_batch([a for a, _ in items], add_special=False, special=special)
+    seconds = iter(raw.encode_batch([b for _, b in items if b is not None], add_special=False, special=special))
+    out = []
+    for (_, b), ids_a in zip(items, firsts):
+        ids_b = next(seconds) if b is not None else None
+        if truncation is not None:
+            la, lb = truncation.lengths(len(ids_a), None if ids_b is None else len(ids_b),
+                                        tok.added_count(ids_b is not None, add_special=add_special))
+            ids_a = cut(ids_a, la, truncation)
+            if ids_b is not None and lb is not None:
+                ids_b = cut(ids_b, lb, truncation)
+        plan = plans[ids_b is not None]
+        assert plan is not None
+        out.append(rows(plan, ids_a, ids_b))
+    return out
+
+
+def _bare(tok: Tokenizer, parse_special: bool) -> Tokenizer:
+    """`tok` without truncation, padding and post-processor (a shallow copy where it has any)."""
+    if tok.truncation is None and tok.padding is None and tok.post_processor is None:
+        return tok
+    tok.batch_pipeline(parse_special)  # (built once on `tok`, so the copy shares it)
+    bare = copy.copy(tok)
+    bare.truncation = bare.padding = bare.post_processor = None
+    return bare
+
+
+def _from_rows(found: list[tuple[list[int], list[int], list[int]]], padding: Padding | None, with_types: bool,
+               with_mask: bool, special_mask: bool) -> dict[str, Any]:
+    """The arrays of (ids, type ids, special-tokens mask) rows, padded as `encoding.pad` pads."""
+    data: dict[str, Any] = {"input_ids": [r[0] for r in found]}
+    if with_types:
+        data["token_type_ids"] = [r[1] for r in found]
     if with_mask:
-        data["attention_mask"] = masks
+        data["attention_mask"] = [[1] * len(r[0]) for r in found]
+    if special_mask:
+        data["special_tokens_mask"] = [r[2] for r in found]
+    if padding is None:
+        return data
+    target = padding.target([len(r[0]) for r in found])
+    fills = {"input_ids": padding.pad_id, "token_type_ids": padding.pad_type_id, "attention_mask": 0,
+             "special_tokens_mask": 1}
+    left = padding.direction == "left"
+    for key, batch in data.items():
+        for i, row in enumerate(batch):
+            k = target - len(row)
+            if k > 0:
+                fill = [fills[key]] * k
+                batch[i] = fill + row if left else row + fill
     return data
 
 
