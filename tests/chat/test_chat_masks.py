@@ -452,3 +452,46 @@ def test_role_masks_of_other_formats(source):
             assert got["input_ids"] == tok.apply_chat_template(messages, **options)
             for role, texts in role_texts(tok, got).items():
                 assert " ".join(texts).split() == " ".join(m["content"] for m in messages if m["role"] == role).split()
+
+
+def test_assistant_masks_with_trimmed_offsets(tmp_path):
+    """A ByteLevel post-processor with ``trim_offsets`` moves the offsets off the spaces: the masks follow."""
+    import json
+    import shutil
+
+    folder = fixture_path("llama3", "tokenizer.json").parent
+    fixture_path("llama3", "tokenizer_config.json")
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    data["post_processor"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    (tmp_path / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    shutil.copy(folder / "tokenizer_config.json", tmp_path / "tokenizer_config.json")
+    tok, ref = polytok.load(tmp_path), transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": " lo wor "}]
+    trimmed = 0
+    for source in (MID_WORD, HEADERS, TRIMMED):
+        options = dict(tokenize=True, return_dict=True, return_assistant_tokens_mask=True)
+        expected = dict(reference(ref, source, messages, **options))
+        assert dict(tok.apply_chat_template(messages, template=source, content_special="parse", **options)) == expected
+        untrimmed = pair("llama3")[0].apply_chat_template(messages, template=source, content_special="parse", **options)
+        trimmed += untrimmed["assistant_masks"] != expected["assistant_masks"]
+    assert trimmed  # the trimming changed a mask
+
+
+@pytest.mark.parametrize("fixture", ["llama3", "qwen3", "gpt4o", "llama2", "gemma3"])
+def test_offsets_from_bytes_are_the_aligned_offsets(fixture):
+    """`token_offsets.byte_offsets` (where it answers) equals `encode_full`'s offsets (the aligned stages)."""
+    from polytok.chat.token_offsets import byte_offsets
+
+    fixture_path(fixture, "tokenizer_config.json")
+    tok = polytok.load(fixture_path(fixture, "tokenizer.json").parent)
+    source = llama_cpp_template_path("Qwen-Qwen3-0.6B").read_text(encoding="utf-8")
+    answered = 0
+    for messages, kwargs in CHATS.values():
+        text = tok.apply_chat_template(messages, template=source, **kwargs)
+        for piece in (text, text[5:], " " + text, "Grüße 👋🏽 e\u0301 \r\n\t x"):
+            full = tok.encode_full(piece, add_special=False, special="parse", truncation=False, padding=False)
+            found = byte_offsets(tok, piece, list(full.ids))
+            if found is not None:
+                answered += 1
+                assert found == list(full.offsets), piece[:60]
+    assert answered or fixture in ("llama2", "gemma3")  # (their prefix space and "▁" make it decline)

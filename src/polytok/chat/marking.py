@@ -33,11 +33,13 @@ from .sandbox import literal_text
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
-__all__ = ["control_tokens", "marker", "encode_marked"]
+__all__ = ["control_tokens", "marker", "encode_marked", "MARKERS"]
 
 # Private-use code points wrapped around control tokens in caller strings (transformers' values,
 # so a string marked by either library means the same)
 _START, _END = "\U000f0000", "\U000f0001"
+#: the two code points `marker` writes and `encode_marked` cuts out
+MARKERS = _START + _END
 
 
 def control_tokens(tok: Tokenizer, source: str) -> tuple[str, ...]:

@@ -42,10 +42,11 @@ from ..errors import ChatTemplateError, PolytokError
 from ..special import SpecialTokens
 from ..tokenizer.batch_encoding import BatchEncoding
 from ..tokenizer.call_settings import call_settings
-from .marking import control_tokens, encode_marked, marker
+from .marking import MARKERS, control_tokens, encode_marked, marker
 from .masks import GENERATION_TAG, ContentMarks, overlap_mask, role_masks
 from .sandbox import compile_template, render
 from .state_tokens import insert_state_tokens
+from .token_offsets import byte_offsets
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -270,19 +271,36 @@ def apply_chat_template(tok: Tokenizer, messages: Any, *, add_generation_prompt:
         ids = encode_marked(tok, rendered) if as_text else tok.encode(rendered, add_special=False,
                                                                       special=SpecialTokens.PARSE)
         return _with_state_tokens(tok, ids, state_tokens, state_markers)
-    wants_offsets = generation is not None or content_spans is not None
-    offsets: list[tuple[int, int]] = []
     if as_text:
-        ids = encode_marked(tok, rendered, offsets if wants_offsets else None)
-        out = _call_arrays(tok, ids)
+        out = _call_arrays(tok, encode_marked(tok, rendered))
     else:
-        out = dict(tok(rendered, add_special=False, special=SpecialTokens.PARSE, return_offsets=wants_offsets))
-        offsets = out.pop("offset_mapping", [])
+        out = dict(tok(rendered, add_special=False, special=SpecialTokens.PARSE))
+    offsets: list[tuple[int, int]] = []
+    if generation is not None or content_spans is not None:
+        offsets = _offsets(tok, rendered, out["input_ids"], as_text)
     if generation is not None:
         out["assistant_masks"] = overlap_mask(offsets, generation)
     if content_spans is not None:
         out["role_masks"] = role_masks(chat, content_spans, offsets)
     return BatchEncoding(out)
+
+
+def _offsets(tok: Tokenizer, rendered: str, ids: list[int], as_text: bool) -> list[tuple[int, int]]:
+    """The character offsets of `ids` in `rendered`: from the tokens' bytes where they are the text's
+    (`polytok.chat.token_offsets`), else from the aligned stages (`Tokenizer.encode_full`)."""
+    found = byte_offsets(tok, rendered, ids, MARKERS if as_text else "")
+    if found is not None:
+        return found
+    offsets: list[tuple[int, int]] = []
+    if as_text:
+        again = encode_marked(tok, rendered, offsets)
+    else:
+        full = tok.encode_full(rendered, add_special=False, special=SpecialTokens.PARSE, truncation=False,
+                               padding=False)
+        again, offsets = list(full.ids), list(full.offsets)
+    if again != ids:
+        raise PolytokError("the aligned stages give other ids than the encoder; no offsets for the masks")
+    return offsets
 
 
 def _unchanged(value: Any) -> Any:
