@@ -440,3 +440,17 @@ def test_word_loop_keeps_the_cache_rules(monkeypatch):
     with pytest.raises(ValueError):
         polytok.kernels.compiled_module("unigram").Lattice(["a"], [0], [-1.0], 0, -11.0, False, False, True, None,
                                                             True)
+
+
+def test_lattice_ids_none_are_the_pieces_indexes():
+    lattice_type = polytok.kernels.compiled_module("unigram").Lattice
+    pieces, scores = ["<unk>", "a", "ab", "a", "b"], [-1.0, -1.0, -1.5, -2.0, -1.0]
+    given = lattice_type(pieces, list(range(5)), scores, 0, -12.0, False, False, False, None, True)
+    positional = lattice_type(pieces, None, scores, 0, -12.0, False, False, False, None, True)
+    for word in ("a", "ab", "abab", "bqa", "q"):
+        assert positional.nodes(word, True) == given.nodes(word, True)
+    assert positional.nodes("a", False)[0] == [3]  # a repeated piece: its last index
+    with pytest.raises(TypeError):
+        lattice_type(pieces, (0, 1, 2, 3, 4), scores, 0, -12.0, False, False, False, None)
+    with pytest.raises(ValueError):
+        lattice_type(pieces, None, scores[:3], 0, -1.0, False, False, False, None)

@@ -233,7 +233,8 @@ static void Lattice_dealloc(Lattice *self) {
 }
 
 /* Lattice(pieces, ids, scores, unk_id, unk_score, float32, raise_unknown, collapse, byte_ids, fuse=False)
- *   pieces, ids: the matchable pieces and the id each matches as (equal lengths);
+ *   pieces, ids: the matchable pieces and the id each matches as (equal lengths; ids None: each
+ *   piece's own index);
  *   scores: the path score of every id (a list of floats); unk_id: an id or -1;
  *   byte_ids: None, or the 256 ids of the <0xHH> pieces (None where absent);
  *   fuse: HF's unknown runs ("fuse") are rewritten here, which the caller asks only when `pieces`
@@ -250,10 +251,14 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
     int float32, raise_unknown, collapse, fuse = 0;
     static char *kwlist[] = {"pieces", "ids", "scores", "unk_id", "unk_score", "float32", "raise_unknown",
                              "collapse", "byte_ids", "fuse", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!ldpppO|p", kwlist, &PyList_Type, &pieces, &PyList_Type,
-                                     &ids, &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown,
-                                     &collapse, &byte_ids, &fuse))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO!ldpppO|p", kwlist, &PyList_Type, &pieces, &ids,
+                                     &PyList_Type, &scores, &unk_id, &unk_score, &float32, &raise_unknown, &collapse,
+                                     &byte_ids, &fuse))
         return -1;
+    if (ids != Py_None && !PyList_Check(ids)) {
+        PyErr_SetString(PyExc_TypeError, "ids must be None or a list");
+        return -1;
+    }
     if (fuse && collapse) {
         PyErr_SetString(PyExc_ValueError, "fuse and collapse exclude each other");
         return -1;
@@ -262,7 +267,8 @@ static int Lattice_init(Lattice *self, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_TypeError, "byte_ids must be None or a list of 256 ids or None");
         return -1;
     }
-    PyObject *p = PyList_AsTuple(pieces), *i = PyList_AsTuple(ids), *s = PyList_AsTuple(scores);
+    PyObject *p = PyList_AsTuple(pieces), *s = PyList_AsTuple(scores);
+    PyObject *i = ids == Py_None ? Py_NewRef(Py_None) : PyList_AsTuple(ids);
     PyObject *b = byte_ids == Py_None ? Py_NewRef(Py_None) : PyList_AsTuple(byte_ids);
     int status = -1;
     if (p && i && s && b)
@@ -323,7 +329,7 @@ static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObjec
         PyErr_SetString(PyExc_OverflowError, "vocabulary too large");
         return -1;
     }
-    if (PyTuple_GET_SIZE(pieces) != PyTuple_GET_SIZE(ids)) {
+    if (ids != Py_None && PyTuple_GET_SIZE(pieces) != PyTuple_GET_SIZE(ids)) {
         PyErr_SetString(PyExc_ValueError, "pieces and ids differ in length");
         return -1;
     }
@@ -357,7 +363,7 @@ static int Lattice_build(Lattice *self, PyObject *pieces, PyObject *ids, PyObjec
             PyErr_SetString(PyExc_TypeError, "pieces must be str");
             return -1;
         }
-        Py_ssize_t id = PyLong_AsSsize_t(PyTuple_GET_ITEM(ids, i));
+        Py_ssize_t id = ids == Py_None ? i : PyLong_AsSsize_t(PyTuple_GET_ITEM(ids, i));
         if (id == -1 && PyErr_Occurred()) return -1;
         if (id < 0 || id >= size) {
             PyErr_SetString(PyExc_ValueError, "piece id out of range");

@@ -250,10 +250,11 @@ class Unigram(DeferredTables, PieceListLookup):
             return
         raise_unknown = self._unk_id is None and not self._collapse and not self._float32
         every_piece = "_deferred" in self.__dict__ or self._match_ids is self._ids
+        ids: list[int] | None = None  # None: each piece's index
         if every_piece and type(self._pieces) is list:
             # every piece (deferred lookups: `_from_columns`), in id order: the Lattice keeps a
             # repeated piece's last id, as `_ids` does
-            pieces, ids = self._pieces, list(range(len(self._pieces)))
+            pieces = self._pieces
         else:
             pieces, ids = list(self._match_ids), list(self._match_ids.values())
         # HF's rewrite of unknown runs in C too, where the trie answers `_unknown`'s lookup as `_ids`
