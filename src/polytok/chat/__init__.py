@@ -1,8 +1,8 @@
 """Chat templates: rendering (transformers' ``apply_chat_template``), the Jinja sandbox and its
-bounds, the marking of content as text, and per-turn state tokens.
+bounds, the marking of content as text, assistant and role masks, and per-turn state tokens.
 
 `Tokenizer.apply_chat_template` is the entry point; `render`, `sandbox`, `limits`, `sizes`,
-`filters`, `marking` and `state_tokens` hold the parts. The names below are imported on first use,
+`filters`, `marking`, `masks`, `token_offsets` and `state_tokens` hold the parts. The names below are imported on first use,
 so ``import polytok`` does not import Jinja.
 """
 
