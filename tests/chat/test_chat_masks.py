@@ -495,3 +495,13 @@ def test_offsets_from_bytes_are_the_aligned_offsets(fixture):
                 answered += 1
                 assert found == list(full.offsets), piece[:60]
     assert answered or fixture in ("llama2", "gemma3")  # (their prefix space and "▁" make it decline)
+
+
+def test_role_masks_of_a_template_that_refuses_marked_text():
+    tok, _ = pair("llama3")
+    source = "{% for m in messages %}{% if m.content[-1] != '.' %}{{ raise_exception('end with a dot') }}{% endif %}" \
+             "{{ m.content }}{% endfor %}"
+    messages = [{"role": "user", "content": "Hi."}]
+    assert tok.apply_chat_template(messages, template=source) == "Hi."
+    with pytest.raises(ChatTemplateError, match=r"return_role_masks.*it raised: .*end with a dot"):
+        tok.apply_chat_template(messages, template=source, tokenize=True, return_dict=True, return_role_masks=True)

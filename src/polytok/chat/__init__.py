@@ -2,8 +2,8 @@
 bounds, the marking of content as text, assistant and role masks, and per-turn state tokens.
 
 `Tokenizer.apply_chat_template` is the entry point; `render`, `sandbox`, `limits`, `sizes`,
-`filters`, `marking`, `masks`, `token_offsets` and `state_tokens` hold the parts. The names below are imported on first use,
-so ``import polytok`` does not import Jinja.
+`filters`, `marking`, `masks`, `token_offsets` and `state_tokens` hold the parts. The names
+below are imported on first use, so ``import polytok`` does not import Jinja.
 """
 
 from typing import Any

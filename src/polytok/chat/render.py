@@ -329,12 +329,18 @@ def _content_spans(chat: list[dict[str, Any]], rendered: str, rendered_from: Any
                    inputs: tuple[Any, ...]) -> list[list[tuple[int, int]]]:
     """Each message's character spans in `rendered` (`polytok.chat.masks`: marks around its texts)."""
     marks = ContentMarks(chat, inputs)
+    refusal = None
     for whole in (True, False):
-        clean, spans = marks.spans(rendered_from(marks.mark(chat, whole), None))
+        try:
+            clean, spans = marks.spans(rendered_from(marks.mark(chat, whole), None))
+        except ChatTemplateError as exc:
+            refusal = exc
+            continue
         if clean == rendered:
             return spans
+    because = f" (it raised: {refusal})" if refusal is not None else ""
     raise ChatTemplateError("return_role_masks: the template renders marked messages differently from the "
-                            "messages themselves, so where their texts land cannot be told")
+                            f"messages themselves, so where their texts land cannot be told{because}")
 
 
 def _call_arrays(tok: Tokenizer, ids: list[int]) -> dict[str, Any]:
