@@ -397,7 +397,8 @@ def test_fused_runs_that_spell_a_piece(byte_fallback):
              ("n", -1.0), ("k", -1.0), (">", -1.0), *(BYTES[::3] if byte_fallback else [])]
     pure, fast = pair(vocab, 0, byte_fallback)
     assert fast._lattice is not None
-    texts = ["<unk>q", "a<unk>qa", "q<unk>", "qq<unk>q", "<unk>\u00e9", "<unk>日q", "\x03", "\x00a", "<unk><unk>q"]
+    texts = ["<unk>q", "a<unk>qa", "q<unk>", "qq<unk>q", "<unk>\u00e9", "<unk>日q", "\x03", "\x00a", "<unk><unk>q",
+             "a\x00\x03\x01", "\x00\x03\x06\x01", "\x01\x00\x03"]  # bytes whose pieces exist, then one missing
     check(pure, fast, texts)
     assert fast._word_ids("<unk>q") == pure._word_ids("<unk>q") == [3]
 

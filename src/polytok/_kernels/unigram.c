@@ -738,18 +738,20 @@ static Py_ssize_t fused_run(const Lattice *L, int kind, const void *data, Py_ssi
         return 1;
     }
     if (L->byte_fallback) {
-        Py_ssize_t count = 0;
-        for (Py_ssize_t i = start; i < end; i++) {
+        for (Py_ssize_t i = start; i < end; i++) /* the whole run is encoded before any byte is looked up */
             if (Py_UNICODE_IS_SURROGATE(PyUnicode_READ(kind, data, i))) return -1;
-        }
-        for (Py_ssize_t i = start; i < end; i++) {
+        Py_ssize_t count = 0;
+        for (Py_ssize_t i = start; i < end; i++) { /* each byte has its piece: counted before any is written */
             unsigned char bytes[4];
             int length = utf8_encode(PyUnicode_READ(kind, data, i), bytes);
-            for (int b = 0; b < length; b++) {
+            for (int b = 0; b < length; b++)
                 if (L->byte_ids[bytes[b]] < 0) goto unknown;
-                if (out) out[count] = L->byte_ids[bytes[b]];
-                count++;
-            }
+            count += length;
+        }
+        for (Py_ssize_t i = start, k = 0; out && i < end; i++) {
+            unsigned char bytes[4];
+            int length = utf8_encode(PyUnicode_READ(kind, data, i), bytes);
+            for (int b = 0; b < length; b++) out[k++] = L->byte_ids[bytes[b]];
         }
         return count;
     }
@@ -767,7 +769,7 @@ static PyObject *fused(Lattice *L, int kind, const void *data, Py_ssize_t first,
     for (int pass = 0; pass < 2; pass++) {
         int32_t *out = NULL;
         if (pass == 1) {
-            out = PyMem_Malloc((size_t)(total ? total : 1) * sizeof(int32_t));
+            out = PyMem_RawMalloc((size_t)(total ? total : 1) * sizeof(int32_t)); /* the sanitizer sees raw blocks */
             if (!out) return PyErr_NoMemory();
         }
         Py_ssize_t k = 0;
@@ -786,7 +788,7 @@ static PyObject *fused(Lattice *L, int kind, const void *data, Py_ssize_t first,
             }
             Py_ssize_t count = fused_run(L, kind, data, run_start, start, out ? out + k : NULL);
             if (count < 0) {
-                PyMem_Free(out);
+                PyMem_RawFree(out);
                 return NULL;
             }
             k += count;
@@ -801,7 +803,7 @@ static PyObject *fused(Lattice *L, int kind, const void *data, Py_ssize_t first,
             if (!object) Py_CLEAR(ids);
             else PyList_SET_ITEM(ids, i, object);
         }
-        PyMem_Free(out);
+        PyMem_RawFree(out);
         if (!ids) return NULL;
         PyObject *result = PyTuple_Pack(2, ids, Py_None);
         Py_DECREF(ids);
