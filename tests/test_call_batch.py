@@ -194,6 +194,8 @@ def test_tensors_equal_transformers(pairs, key, kind):
             continue
         got = tok(*args, return_tensors=kind, **_polytok_names(options))
         assert list(got.keys()) == list(expected)
+        if kind == "pt":
+            assert got.to("cpu") is got  # torch's Tensor.to on each
         for name, value in expected.items():
             assert type(got[name]) is type(value), name
             assert tuple(got[name].shape) == tuple(value.shape), name
