@@ -343,3 +343,15 @@ def test_a_layout_without_each_marker_once_is_refused():
 
     assert layout(Doubling(), False, True) is None  # type: ignore[arg-type]
     assert layout(None, True, True) == [(-1, 0, 0), (-2, 1, 0)]
+
+
+def test_a_vocab_txt_is_called_as_bert_tokenizer():
+    """A ``vocab.txt`` is read as ``BertTokenizerFast(vocab_file)``: its call returns token type ids too."""
+    path = fixture_path("bert-base-cased-vocab", "vocab.txt")
+    tok = polytok.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = transformers.BertTokenizerFast(str(path))
+    for args, options in [((TEXTS,), {"padding": True}), ((TEXTS, PAIRS), {"truncation": True, "max_length": 9}),
+                          ((TEXTS[0],), {"padding": "max_length", "max_length": 30})]:
+        assert _same(tok, ref, *args, **options) == "equal"

@@ -6,7 +6,9 @@ transformers 5.24.0 decides a call's padding side, truncation side, pad token,
 ``AutoTokenizer.from_pretrained(folder)`` sets them:
 
 - the class: ``tokenizer_config.json``'s ``tokenizer_class`` without a ``Fast`` suffix
-  (``models/auto/tokenization_auto.py`` ``AutoTokenizer.from_pretrained``), except that
+  (``models/auto/tokenization_auto.py`` ``AutoTokenizer.from_pretrained``), else the
+  class a classic vocabulary's reader reproduces (``vocab.txt``: ``BertTokenizer``;
+  ``vocab.json`` and ``merges.txt``: ``GPT2Tokenizer``), except that
   a ``LlamaTokenizer`` whose ``tokenizer.json`` holds ``"ByteLevel"`` loads as
   ``TokenizersBackend`` (the same function; ``_tokenizer_json_has_byte_level``);
 - the class attributes ``model_input_names``, ``padding_side`` and ``truncation_side``
@@ -98,10 +100,14 @@ def _config(tok: Tokenizer) -> dict[str, Any]:
     return {}
 
 
+#: the class a classic vocabulary file is read as (its reader's reference), where no config names one
+_FORMAT_CLASSES = {"wordpiece_vocab": "BertTokenizer", "gpt2_vocab": "GPT2Tokenizer"}
+
+
 def _class_name(tok: Tokenizer, config: dict[str, Any]) -> str:
     name = config.get("tokenizer_class")
     if not isinstance(name, str):
-        return "TokenizersBackend"
+        return _FORMAT_CLASSES.get(tok.facts.format, "TokenizersBackend")
     name = name.removesuffix("Fast")
     if name == "LlamaTokenizer" and _byte_level(tok):
         return "TokenizersBackend"
