@@ -505,3 +505,14 @@ def test_role_masks_of_a_template_that_refuses_marked_text():
     assert tok.apply_chat_template(messages, template=source) == "Hi."
     with pytest.raises(ChatTemplateError, match=r"return_role_masks.*it raised: .*end with a dot"):
         tok.apply_chat_template(messages, template=source, tokenize=True, return_dict=True, return_role_masks=True)
+
+
+def test_an_empty_content_keeps_the_other_texts_whole():
+    """An empty text is not marked, so ``if content`` reads it as before and the others keep their white space."""
+    tok, ref = pair("llama3")
+    source = "{% for m in messages %}{% if m.content %}[{{ m.role }}]{{ m.content }}{% endif %}{% endfor %}"
+    messages = [{"role": "user", "content": "  word"}, {"role": "assistant", "content": ""}]
+    got = tok.apply_chat_template(messages, template=source, tokenize=True, return_dict=True, return_role_masks=True)
+    ids, expected, _ = expected_role_masks(ref, "[user]  word", messages)
+    assert got["input_ids"] == ids and got["role_masks"] == expected
+    assert role_texts(tok, got) == {"user": ["  word"], "assistant": []}  # (" ", " word": both the user's)

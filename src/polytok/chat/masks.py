@@ -13,9 +13,9 @@ occur nowhere in the input or the template (`ContentMarks`). The template is ren
 twice, with and without the marks; the marks must vanish without a trace (the text
 rendered from marked input, marks removed, is the text rendered from the input), and
 where they stand in the marked render is where each message's characters landed. The
-marks first wrap the whole text; a template that reads the text's edges (``strip``,
-an ``if content`` on an empty string) renders differently then, and the marks are put
-inside the leading and trailing white space, around non-empty cores only. A text the
+marks first wrap each non-empty text whole; a template that reads the text's edges
+(``strip``, an ``if content`` on a white-space text) renders differently then, and the marks
+are put inside the leading and trailing white space, around non-empty cores only. A text the
 template cuts (``content.split('</think>')[-1]``) keeps one of its marks: the span
 then runs from the mark over the longest end (or start) of the text that the rendered
 text repeats there. Ids are attributed with the same overlap rule as the assistant
@@ -110,8 +110,8 @@ class ContentMarks:
         def wrap(text: str) -> str:
             k = next(counter)
             start, end = self.marks[2 * k], self.marks[2 * k + 1]
-            if whole:
-                return start + text + end
+            if whole:  # (an empty text has no characters to find, and a marked one would not be empty)
+                return start + text + end if text else text
             core = text.strip()
             if not core:
                 return text
