@@ -23,8 +23,13 @@ a tool schema, a document or a caller's template variable is encoded as text
 ``content_special="parse"`` reads them as tokens instead (transformers' default,
 ``tokenize`` of the rendered string).
 
+With ``return_dict=True`` the ids come as transformers' ``BatchEncoding`` keys, with
+``assistant_masks`` (``{% generation %}`` spans, transformers' rule) and ``role_masks``
+(polytok's own, any template) on request (`polytok.chat.masks`).
+
 Deliberate differences from transformers: one conversation per call (no
-batches); tools must be JSON-schema dicts (transformers also turns Python
+batches, no ``return_tensors``, padding or truncation); the assistant mask also
+works with content read as text; tools must be JSON-schema dicts (transformers also turns Python
 functions into schemas); a ``template`` that looks like a name (no spaces, no
 braces) but is not one of the file's names raises instead of rendering as
 literal text; errors are `ChatTemplateError` naming the template and line.
