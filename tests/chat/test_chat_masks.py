@@ -2,9 +2,9 @@
 
 The assistant mask is compared live with transformers 5.x ``apply_chat_template(...,
 return_dict=True, return_assistant_tokens_mask=True)`` on fixture tokenizer folders and
-templates with ``{% generation %}`` blocks (written here, and llama.cpp's Qwen2.5 template
-with the blocks added around its assistant turns, as training libraries do). No template of
-llama.cpp's ``models/templates/`` has one.
+templates with ``{% generation %}`` blocks: the four of llama.cpp's ``models/templates/``
+that have them (LFM2.5-8B-A1B and three poolside Laguna), templates written here for the
+edge cases, and llama.cpp's Qwen2.5 template with blocks added around its assistant turns.
 
 Role masks have no reference engine. Each message gets a sentinel content; the expected
 mask of a role is built without polytok: the sentinels are found in transformers' rendering
@@ -26,6 +26,7 @@ from fixtures import fixture_path, gguf_vocab_path, llama_cpp_template_path, lla
 
 import polytok
 from polytok import ChatTemplateError
+from polytok.chat.masks import GENERATION_TAG
 
 transformers = pytest.importorskip("transformers")
 
@@ -117,6 +118,36 @@ def test_assistant_masks_equal_transformers(fixture, name):
             assert dict(got) == expected, f"{name}/{chat}/prompt={prompt}"
             compared += sum(expected["assistant_masks"])
     assert compared  # the blocks were found
+
+
+REAL_GENERATION_TEMPLATES = ("LFM2.5-8B-A1B", "poolside-Laguna-S-2.1", "poolside-Laguna-XS-2.1",
+                             "poolside-Laguna-XS.2")
+
+
+@pytest.mark.parametrize("fixture", ["llama3", "qwen3"])
+@pytest.mark.parametrize("template", REAL_GENERATION_TEMPLATES)
+def test_assistant_masks_of_llama_cpp_templates_with_generation_blocks(fixture, template):
+    tok, ref = pair(fixture)
+    source = llama_cpp_template_path(template).read_text(encoding="utf-8")
+    assert GENERATION_TAG.search(source)
+    conversations = [*CHATS.values(), *((m, SHAPE_OPTIONS.get(shape, {})) for shape, m in SHAPES.items())]
+    masked = 0
+    for messages, kwargs in conversations:
+        for prompt in (False, True):
+            options = dict(kwargs, add_generation_prompt=prompt, tokenize=True, return_dict=True,
+                           return_assistant_tokens_mask=True, **FIXTURE_VARIABLES.get(fixture, {}))
+            try:
+                expected = dict(reference(ref, source, messages, **options))
+            except Exception:  # the template refuses the conversation: so must polytok
+                with pytest.raises(polytok.PolytokError):
+                    tok.apply_chat_template(copy.deepcopy(messages), template=source, content_special="parse",
+                                            **copy.deepcopy(options))
+                continue
+            got = tok.apply_chat_template(copy.deepcopy(messages), template=source, content_special="parse",
+                                          **copy.deepcopy(options))
+            assert dict(got) == expected and list(got) == list(expected)
+            masked += sum(expected["assistant_masks"])
+    assert masked
 
 
 def test_a_token_across_a_block_edge_is_in_the_mask():
