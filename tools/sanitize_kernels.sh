@@ -11,8 +11,14 @@
 # the run. Nothing in the working tree changes. Not part of CI: it takes several minutes.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$(mktemp -d /tmp/polytok-sanitize.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+outer="$(mktemp -d /tmp/polytok-sanitize.XXXXXX)"
+trap 'rm -rf "$outer"' EXIT
+work="$outer/polytok"
+mkdir "$work"
+# the tests read ../shared/fixtures beside the tree when it exists: give the copy the same neighbour
+if [ -d "$root/../shared" ]; then
+    ln -s "$(cd "$root/../shared" && pwd)" "$outer/shared"
+fi
 git -C "$root" ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 cp --parents -t "$work")
 cd "$work"
 POLYTOK_SANITIZE=1 python tools/build_kernel.py --all
