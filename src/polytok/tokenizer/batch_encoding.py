@@ -41,6 +41,7 @@ from ..truncation import Padding, Truncation
 from .call_settings import LARGE_INTEGER, CallSettings, call_settings
 from .inputs import parses_special
 from .sequence_layout import cut, layout, rows
+from .transformers_classes import as_transformers
 
 if TYPE_CHECKING:
     from ..special import SpecialTokens
@@ -103,6 +104,7 @@ def encode_call(tok: Tokenizer, text: str | Sequence[str], pair: str | Sequence[
     if return_tensors not in (None, "np", "pt"):
         raise ValueError(f"return_tensors must be None, 'np' or 'pt', not {return_tensors!r}")
     settings = call_settings(tok)
+    tok = as_transformers(tok)  # the pipeline transformers builds for the folder's class
     plan = _plan(settings, padding, truncation, max_length, stride, pad_to_multiple_of, padding_side)
     batched, items = _items(text, pair)
     names = settings.model_input_names
