@@ -35,7 +35,7 @@ from ..decoders import IdsDecoder
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import EmptyMatchError, LoneSurrogateError, lone_surrogate_in
 from ..facts import FormatFacts
-from ..gc_pause import gc_paused
+from ..gc_pause import collect_young, gc_paused
 from ..kernels import kernel
 from ..models import Model
 from ..normalizers import Normalizer
@@ -288,6 +288,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         else:
             with gc_paused():  # the collector held off between texts too, not only within each (module notes)
                 out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+            collect_young()  # the batch's own young objects, not in the caller's next call
         if self.padding is not None:
             target = self.padding.target([len(ids) for ids in out])
             out = [self._pad_ids(ids, target) for ids in out]
@@ -521,6 +522,17 @@ class Tokenizer(PostProcess, OffsetsPath):
 
         return encode_call(self, text, pair, **options)
 
+    def as_transformers(self) -> Tokenizer:
+        """This tokenizer with the pipeline transformers 5.24.0 builds for it: for a ``tokenizer.json``
+        folder whose tokenizer class rebuilds the normalizer, pre-tokenizer, decoder and model options
+        in its ``__init__`` (``LlamaTokenizer``, ``GPT2Tokenizer``, ``T5Tokenizer`` …), a tokenizer with
+        that pipeline, sharing this one's model where it can; otherwise this tokenizer itself.
+        `__call__` encodes with it; `encode` stays HF tokenizers' reading of ``tokenizer.json``.
+        Built once (`polytok.tokenizer.transformers_classes` lists the classes and the gaps)."""
+        from .transformers_classes import as_transformers
+
+        return as_transformers(self)
+
     def token_bytes(self, id: int) -> bytes:
         """The bytes token `id` stands for (tiktoken ``decode_single_token_bytes``).
 
@@ -595,8 +607,8 @@ class Tokenizer(PostProcess, OffsetsPath):
         """
         from ..chat.render import apply_chat_template
 
-        return apply_chat_template(self, messages, add_generation_prompt=add_generation_prompt, tools=tools,
-                                   documents=documents, continue_final_message=continue_final_message,
+        return apply_chat_template(self.as_transformers(), messages, add_generation_prompt=add_generation_prompt,
+                                   tools=tools, documents=documents, continue_final_message=continue_final_message,
                                    tokenize=tokenize, template=template, content_special=content_special,
                                    state_tokens=state_tokens, state_markers=state_markers, return_dict=return_dict,
                                    return_assistant_tokens_mask=return_assistant_tokens_mask,
