@@ -186,3 +186,26 @@ def test_every_class_name_is_a_transformers_class_that_rebuilds():
         cls = tokenizer_class_from_name(name)
         assert cls is not None, name
         assert "__init__" in cls.__dict__, name
+
+
+CHAT = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+
+
+@pytest.mark.parametrize("content", [" ", "  two", "Hi</s> there", "\n x"])
+def test_chat_tokenize_uses_the_class_pipeline(tmp_path, content):
+    folder = _folder(tmp_path, "llama2")
+    tok, ref = polytok.load(folder), _reference(folder)
+    messages = [{"role": "user", "content": content}]
+    expected = ref.apply_chat_template(messages, chat_template=CHAT, tokenize=True)
+    expected = expected["input_ids"] if not isinstance(expected, list) else expected
+    for special in ("parse", "text"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sanitized = ref.apply_chat_template(messages, chat_template=CHAT, tokenize=True,
+                                                sanitize_control_tokens=special == "text")
+        sanitized = sanitized["input_ids"] if not isinstance(sanitized, list) else sanitized
+        assert tok.apply_chat_template(messages, template=CHAT, tokenize=True, content_special=special) == sanitized
+        got = tok.apply_chat_template(messages, template=CHAT, tokenize=True, return_dict=True,
+                                      content_special=special)
+        assert got["input_ids"] == sanitized
+    assert tok.apply_chat_template(messages, template=CHAT, tokenize=True, content_special="parse") == expected
