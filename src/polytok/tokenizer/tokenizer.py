@@ -35,7 +35,7 @@ from ..decoders import IdsDecoder
 from ..decoders.chain_decoder import ChainDecoder
 from ..errors import EmptyMatchError, LoneSurrogateError, lone_surrogate_in
 from ..facts import FormatFacts
-from ..gc_pause import gc_paused
+from ..gc_pause import collect_young, gc_paused
 from ..kernels import kernel
 from ..models import Model
 from ..normalizers import Normalizer
@@ -288,6 +288,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         else:
             with gc_paused():  # the collector held off between texts too, not only within each (module notes)
                 out = [self.encode(t, add_special=add_special, special=special) for t in texts]
+            collect_young()  # the batch's own young objects, not in the caller's next call
         if self.padding is not None:
             target = self.padding.target([len(ids) for ids in out])
             out = [self._pad_ids(ids, target) for ids in out]
