@@ -139,7 +139,30 @@ def _control_chars(case: Case) -> bool:
     return any(unicodedata.category(c) == "Cc" and c not in "\t\n\r " for c in case.text)
 
 
+def _class_rebuild(case: Case) -> bool:
+    """transformers on a folder whose tokenizer class rebuilds the pipeline, against a side that reads
+    tokenizer.json; where polytok's pipeline is at hand, its rebuild must give transformers' ids."""
+    from ..tokenizer.transformers_classes import CLASSES, as_transformers
+
+    for side, ids, other in ((case.a, case.ids_a, case.b), (case.b, case.ids_b, case.a)):
+        if side.engine != "transformers" or other.engine == "transformers" or \
+                type(getattr(side, "ref", None)).__name__ not in CLASSES:
+            continue
+        tok = other.tokenizer or side.tokenizer
+        if tok is None:
+            return True
+        built = as_transformers(tok)
+        return built is not tok and any(built.encode(case.text, add_special=a) == ids for a in (True, False))
+    return False
+
+
 REASONS: tuple[Reason, ...] = (
+    Reason("transformers-class-rebuild",
+           "transformers rebuilds the pipeline of the folder's tokenizer class (LlamaTokenizer, GPT2Tokenizer, "
+           "T5Tokenizer, …: normalizer, pre-tokenizer and model options from the vocabulary and the class's own "
+           "rules, e.g. LlamaTokenizer's Metaspace for tokenizer.json's Prepend), where HF tokenizers reads "
+           "tokenizer.json as written (polytok's tok(texts) and as_transformers() follow the class)",
+           _class_rebuild),
     Reason("spm-space-runs",
            "runs of spaces: a tokenizer.json converted from a SentencePiece BPE model merges by its merge list "
            "(HF BPE ranks: '▁▁' before '▁world'), sentencepiece picks the best-scoring piece, so a run of "
