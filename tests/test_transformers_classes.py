@@ -209,3 +209,19 @@ def test_chat_tokenize_uses_the_class_pipeline(tmp_path, content):
                                       content_special=special)
         assert got["input_ids"] == sanitized
     assert tok.apply_chat_template(messages, template=CHAT, tokenize=True, content_special="parse") == expected
+
+
+def test_compare_names_the_class_rebuild(tmp_path):
+    """transformers (LlamaTokenizer) against HF tokenizers on the same llama2 folder: the
+    divergences on runs of spaces are named; a text where the two agree is not reported."""
+    from polytok.parity import compare, reference_side
+
+    folder = _folder(tmp_path, "llama2")
+    tok = polytok.load(folder)
+    a = reference_side("hf", str(folder), "A", tok)  # a folder: transformers' AutoTokenizer
+    b = reference_side("hf", str(folder / "tokenizer.json"), "B", tok)
+    assert (a.engine, b.engine) == ("transformers", "hf")
+    report = compare(a, b, [" ", "  ", "plain text"], add_special=True)
+    found = {r.text: r.reasons for r in report.diverging}
+    assert set(found) == {" ", "  "}
+    assert all("transformers-class-rebuild" in reasons for reasons in found.values()), found
