@@ -21,7 +21,9 @@ Reproduces transformers 5.24.0 for a ``tokenizer.json`` folder
   (``int64``; an object array of rows when they differ in length), ``"pt"``
   ``torch.tensor`` (rows of different lengths are an error there).
 
-The ids come from `Tokenizer.encode_batch` (the compiled pipeline where it applies) on
+The pipeline is the one transformers builds for the folder's tokenizer class
+(`transformers_classes.as_transformers`: the file's own where the class keeps it). The
+ids come from `Tokenizer.encode_batch` (the compiled pipeline where it applies) on
 a shallow copy carrying the call's truncation; type ids and the special-tokens mask from
 each sequence's ids and the post-processor's layout (`sequence_layout`); offsets from
 `Tokenizer.encode_full`. numpy and torch are
