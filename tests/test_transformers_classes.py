@@ -59,6 +59,12 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "albert-as-big-bird": ("albert-base-v2-tf5", {"tokenizer_class": "BigBirdTokenizer"}, True),
     "albert-as-pegasus": ("albert-base-v2-tf5", {"tokenizer_class": "PegasusTokenizer"}, False),
     "albert-as-mbart": ("albert-base-v2-tf5", {"tokenizer_class": "MBartTokenizer"}, False),
+    "clip-as-clip": ("clip", {"tokenizer_class": "CLIPTokenizer"}, True),
+    "whisper-as-whisper": ("whisper-tiny", {"tokenizer_class": "WhisperTokenizer"}, True),
+    "bert-as-mpnet": ("bert-base-uncased", {"tokenizer_class": "MPNetTokenizer"}, False),
+    "bert-as-funnel": ("bert-base-uncased", {"tokenizer_class": "FunnelTokenizer", "unk_token": "[UNK]"}, False),
+    "qwen3-as-qwen3-5": ("qwen3", {"tokenizer_class": "Qwen3_5Tokenizer"}, True),
+    "llama2-as-nllb": ("llama2", {"tokenizer_class": "NllbTokenizer"}, False),
     "albert-accents-cased": ("albert-base-v2-tf5", {"keep_accents": True, "do_lower_case": False}, True),
     "albert-no-prefix-space": ("albert-base-v2-tf5", {"add_prefix_space": False}, True),
 }

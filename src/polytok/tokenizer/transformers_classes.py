@@ -14,8 +14,9 @@ Classes reproduced (``models/<name>/tokenization_<name>.py`` ``__init__``; `CLAS
 Llama (``legacy`` and ``add_prefix_space`` pick the Metaspace ``prepend_scheme`` through
 ``tokenization_utils_base._get_prepend_scheme``: "always" with ``legacy=True``, "first"
 without, "never" without a prefix space), CodeLlama, Gemma, GPT2, Roberta (and Bart, LED,
-Mvp, which are Roberta), Qwen2, GPTNeoX, Cohere, T5, XLMRoberta, Camembert, Albert,
-Bert (and Lxmert, MobileBert, SqueezeBert), DebertaV2, XLNet, MBart, Pegasus, BigBird.
+Mvp, which are Roberta), Whisper, CLIP, Qwen2, Qwen3.5, GPTNeoX, Cohere, T5, XLMRoberta,
+Camembert, Albert, Bert (and Lxmert, MobileBert, SqueezeBert, MPNet, Funnel), DebertaV2,
+XLNet, MBart, NLLB, Pegasus, BigBird.
 A class's SentencePiece charsmap is the file's ``Precompiled`` normalizer, found at the top
 level or in a top-level ``Sequence`` (``convert_to_native_format``).
 
@@ -27,9 +28,9 @@ no difference under ``byte_fallback`` when all 256 byte pieces are in the vocabu
 Falls back to the file's pipeline (the result is the tokenizer itself), as listed in
 docs/transformers.md:
 - a class not in `CLASSES` (``TokenizersBackend``, classes that keep the file, and the
-  rebuilding classes not reproduced: NLLB, Barthez, Blenderbot, CLIP, CodeGen, Whisper,
-  Funnel, Herbert, LayoutLM*/LayoutXLM, Luke/mLuke, MBart50, MPNet, Nougat, OpenAI GPT,
-  Reformer, RemBert, RoFormer, SeamlessM4T, Siglip2, Splinter, Udop, XGLM, …);
+  rebuilding classes not reproduced: Barthez, Blenderbot, CodeGen, Herbert,
+  LayoutLM*/LayoutXLM, Luke/mLuke, MBart50, Nougat, OpenAI GPT, Reformer, RemBert, RoFormer,
+  SeamlessM4T, Siglip2, Splinter, Udop, XGLM, …);
 - a file whose model type is not the class's (transformers then builds a model from the
   vocabulary alone, e.g. a BPE without merges for a Unigram file);
 - a tokenizer that is not read from a ``tokenizer.json``;
@@ -61,6 +62,11 @@ _SPACE = "\u2581"
 #: qwen2/tokenization_qwen2.py PRETOKENIZE_REGEX
 _QWEN2_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
                   r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+#: qwen3_5/tokenization_qwen3_5.py PRETOKENIZE_REGEX
+_QWEN3_5_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
+                    r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+#: clip/tokenization_clip.py, the Split pattern of CLIPTokenizer.__init__
+_CLIP_PATTERN = r"<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|[\p{L}]+|[\p{N}]|[^\s\p{L}\p{N}]+"
 _BPE_DEFAULTS: dict[str, Any] = {"dropout": None, "unk_token": None, "continuing_subword_prefix": "",
                                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
                                  "ignore_merges": False}
@@ -171,10 +177,27 @@ def _gpt2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     return Rebuild("BPE", {}, None, _byte_level(add_prefix_space), _byte_level(True))
 
 
-def _qwen2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
-    split = {"type": "Split", "pattern": {"Regex": _QWEN2_PATTERN}, "behavior": "Isolated", "invert": False}
-    pre = _pre_tokenizers(split, _byte_level(_flag(config, "add_prefix_space", False), use_regex=False))
-    return Rebuild("BPE", {}, {"type": "NFC"}, pre, _byte_level(True))
+def _split_then_bytes(pattern: str) -> Callable[[dict[str, Any], dict[str, Any]], Rebuild]:
+    """Qwen2's rule (and Qwen3.5's, with its own pattern): NFC, the pattern's split, then bytes."""
+    def rule(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+        split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+        pre = _pre_tokenizers(split, _byte_level(_flag(config, "add_prefix_space", False), use_regex=False))
+        return Rebuild("BPE", {}, {"type": "NFC"}, pre, _byte_level(True))
+    return rule
+
+
+def _clip(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    normalizer = _normalizers([{"type": "NFC"}, _replace(r"\s+", " ", regex=True), {"type": "Lowercase"}])
+    split = {"type": "Split", "pattern": {"Regex": _CLIP_PATTERN}, "behavior": "Removed", "invert": True}
+    return Rebuild("BPE", {"end_of_word_suffix": "</w>", "unk_token": _token(config, "unk_token", "<|endoftext|>")},
+                   normalizer, _pre_tokenizers(split, _byte_level(False)), _byte_level(True))
+
+
+def _nllb(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    charsmap = _precompiled(data)
+    normalizer = None if charsmap is None else _normalizers([charsmap, _replace(" {2,}", " ", regex=True)])
+    return Rebuild("BPE", {"fuse_unk": True, "unk_token": _token(config, "unk_token", "<unk>")}, normalizer,
+                   _metaspace("always"), _metaspace("always"))
 
 
 def _gpt_neox(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
@@ -233,13 +256,16 @@ def _xlnet(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
 
 
 def _bert(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    """BertTokenizer's rule (MPNet's too; Funnel's reads ``clean_text`` and ``wordpieces_prefix``)."""
     strip_accents = config.get("strip_accents")
-    normalizer = {"type": "BertNormalizer", "clean_text": True,
+    prefix = config.get("wordpieces_prefix", "##")
+    normalizer = {"type": "BertNormalizer", "clean_text": _flag(config, "clean_text", True),
                   "handle_chinese_chars": _flag(config, "tokenize_chinese_chars", True),
                   "strip_accents": strip_accents if isinstance(strip_accents, bool) else None,
                   "lowercase": _flag(config, "do_lower_case", True)}
     return Rebuild("WordPiece", {"unk_token": _token(config, "unk_token", "[UNK]")}, normalizer,
-                   {"type": "BertPreTokenizer"}, {"type": "WordPiece", "prefix": "##", "cleanup": True})
+                   {"type": "BertPreTokenizer"},
+                   {"type": "WordPiece", "prefix": prefix if isinstance(prefix, str) else "##", "cleanup": True})
 
 
 def _deberta_v2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
@@ -286,7 +312,11 @@ CLASSES: dict[str, Callable[[dict[str, Any], dict[str, Any]], Rebuild]] = {
     "GemmaTokenizer": _gemma,
     "GPT2Tokenizer": _gpt2,
     **dict.fromkeys(("RobertaTokenizer", "BartTokenizer", "LEDTokenizer", "MvpTokenizer"), _gpt2),
-    "Qwen2Tokenizer": _qwen2,
+    "Qwen2Tokenizer": _split_then_bytes(_QWEN2_PATTERN),
+    "Qwen3_5Tokenizer": _split_then_bytes(_QWEN3_5_PATTERN),
+    "WhisperTokenizer": _gpt2,
+    "CLIPTokenizer": _clip,
+    "NllbTokenizer": _nllb,
     "GPTNeoXTokenizer": _gpt_neox,
     "CohereTokenizer": _cohere,
     "T5Tokenizer": _t5,
@@ -294,7 +324,8 @@ CLASSES: dict[str, Callable[[dict[str, Any], dict[str, Any]], Rebuild]] = {
     "CamembertTokenizer": _camembert,
     "AlbertTokenizer": _albert,
     "XLNetTokenizer": _xlnet,
-    **dict.fromkeys(("BertTokenizer", "LxmertTokenizer", "MobileBertTokenizer", "SqueezeBertTokenizer"), _bert),
+    **dict.fromkeys(("BertTokenizer", "LxmertTokenizer", "MobileBertTokenizer", "SqueezeBertTokenizer",
+                     "MPNetTokenizer", "FunnelTokenizer"), _bert),
     "DebertaV2Tokenizer": _deberta_v2,
     "MBartTokenizer": _mbart,
     "PegasusTokenizer": _pegasus,
