@@ -35,6 +35,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], bool]] = {
     "llama2-legacy-absent": ("llama2", {"legacy": None}, True),
     "llama2-no-prefix-space": ("llama2", {"add_prefix_space": False}, True),
     "llama2-legacy-false-prefix-space": ("llama2", {"legacy": False, "add_prefix_space": True}, True),
+    "llama2-eos-no-bos": ("llama2", {"add_bos_token": False, "add_eos_token": True}, True),  # the file's kept
+    "gemma3-no-bos": ("gemma3", {"add_bos_token": False}, True),
     "phi-3-legacy-true": ("phi-3-mini", {"legacy": True}, True),
     "phi-3-no-prefix-space": ("phi-3-mini", {"add_prefix_space": False}, True),
     "llama2-as-code-llama": ("llama2", {"tokenizer_class": "CodeLlamaTokenizer"}, True),

@@ -36,8 +36,10 @@ docs/transformers.md:
 - a tokenizer that is not read from a ``tokenizer.json``;
 - added tokens that would not keep their ids when re-added.
 
-Not followed: ``update_post_processor`` when the config sets ``add_bos_token`` /
-``add_eos_token`` (the file's post-processor is kept), the added tokens transformers drops
+A config's ``add_bos_token`` / ``add_eos_token`` leave the file's post-processor as it is
+(transformers 5.24.0 on a folder with ``tokenizer.json``, checked live).
+
+Not followed: the added tokens transformers drops
 with the file (those ``tokenizer.json`` lists but ``tokenizer_config.json`` does not; polytok
 keeps the file's), ``_patch_mistral_regex`` (read from ``config.json``) and remote code.
 The file is read a second time (once per tokenizer) to learn its model options.
