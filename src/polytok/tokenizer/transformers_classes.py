@@ -18,7 +18,9 @@ Mvp, which are Roberta), Whisper, CLIP, Qwen2, Qwen3.5, GPTNeoX, Cohere, T5, XLM
 Camembert, Albert, Bert (and Lxmert, MobileBert, SqueezeBert, MPNet, Funnel), DebertaV2,
 XLNet, MBart, NLLB, Pegasus, BigBird.
 A class's SentencePiece charsmap is the file's ``Precompiled`` normalizer, found at the top
-level or in a top-level ``Sequence`` (``convert_to_native_format``).
+level or in a top-level ``Sequence`` (``convert_to_native_format``). T5, XLNet, Pegasus and
+Funnel set their own ``TemplateProcessing`` after ``super().__init__``, in place of the
+file's post-processor (`Rebuild.template`); the other classes keep the file's.
 
 The model is the file's model object, shared, where the class builds it with the same
 options; where an option differs (``ignore_merges``, ``unk_id`` …) a model is built from
@@ -39,7 +41,10 @@ docs/transformers.md:
 A config's ``add_bos_token`` / ``add_eos_token`` leave the file's post-processor as it is
 (transformers 5.24.0 on a folder with ``tokenizer.json``, checked live).
 
-Not followed: the added tokens transformers drops
+Not followed: the post-processors MBart and NLLB build from language codes and MPNet's
+``RobertaProcessing``; the default special tokens a class names (T5's ``<extra_id_*>``,
+Gemma's ``<pad>``/``<mask>`` …) that transformers adds when the files lack them (a template
+naming one keeps the file's post-processor); the added tokens transformers drops
 with the file (those ``tokenizer.json`` lists but ``tokenizer_config.json`` does not; polytok
 keeps the file's), ``_patch_mistral_regex`` (read from ``config.json``) and remote code.
 The file is read a second time (once per tokenizer) to learn its model options.
@@ -88,6 +93,9 @@ class Rebuild:
     normalizer: dict[str, Any] | None = None
     pre_tokenizer: dict[str, Any] | None = None
     decoder: dict[str, Any] | None = None
+    #: the (single, pair) template a class sets after ``super().__init__`` in place of the file's
+    #: post-processor, in ``TemplateProcessing``'s string form; None: the file's is kept
+    template: tuple[str, str] | None = None
 
 
 # -- tokenizer.json objects ---------------------------------------------------------------
@@ -215,7 +223,9 @@ def _cohere(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
 
 def _t5(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     pre = _pre_tokenizers({"type": "WhitespaceSplit"}, _metaspace("always"))
-    return Rebuild("Unigram", {"unk_id": 2}, _precompiled(data), pre, _metaspace("always"))
+    eos = _token(config, "eos_token", "</s>")
+    return Rebuild("Unigram", {"unk_id": 2}, _precompiled(data), pre, _metaspace("always"),
+                   (f"$A {eos}", f"$A {eos} $B {eos}"))
 
 
 def _whitespace_metaspace(unk_id: int) -> Callable[[dict[str, Any], dict[str, Any]], Rebuild]:
@@ -253,12 +263,14 @@ def _xlnet(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     items.append(_precompiled(data))
     unk_id = config.get("unk_id", 0)
     pre = _pre_tokenizers({"type": "WhitespaceSplit"}, _metaspace("always"))  # no `legacy` yet: "always"
+    sep, cls = _token(config, "sep_token", "<sep>"), _token(config, "cls_token", "<cls>")
     return Rebuild("Unigram", {"unk_id": unk_id if isinstance(unk_id, int) else 0}, _normalizers(items), pre,
-                   _metaspace("always"))
+                   _metaspace("always"), (f"$A:0 {sep}:0 {cls}:2", f"$A:0 {sep}:0 $B:1 {sep}:1 {cls}:2"))
 
 
 def _bert(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
-    """BertTokenizer's rule (MPNet's too; Funnel's reads ``clean_text`` and ``wordpieces_prefix``)."""
+    """BertTokenizer's rule (MPNet's and Funnel's too; Funnel's class reads ``clean_text`` and
+    ``wordpieces_prefix``, absent from the others' configs)."""
     strip_accents = config.get("strip_accents")
     prefix = config.get("wordpieces_prefix", "##")
     normalizer = {"type": "BertNormalizer", "clean_text": _flag(config, "clean_text", True),
@@ -268,6 +280,13 @@ def _bert(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     return Rebuild("WordPiece", {"unk_token": _token(config, "unk_token", "[UNK]")}, normalizer,
                    {"type": "BertPreTokenizer"},
                    {"type": "WordPiece", "prefix": prefix if isinstance(prefix, str) else "##", "cleanup": True})
+
+
+def _funnel(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    cls, sep = _token(config, "cls_token", "<cls>"), _token(config, "sep_token", "<sep>")
+    bert = _bert(config, data)
+    return Rebuild(bert.model_type, bert.model_options, bert.normalizer, bert.pre_tokenizer, bert.decoder,
+                   (f"{cls}:2 $A:0 {sep}:0", f"{cls}:2 $A:0 {sep}:0 $B:1 {sep}:1"))
 
 
 def _deberta_v2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
@@ -295,8 +314,9 @@ def _pegasus(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     unk_id = next((i for i, e in enumerate(vocab) if i >= 1 and e == [unk, 0.0]), None)
     if unk_id is None:
         raise LookupError("unk piece")  # transformers' list.index raises too
+    eos = _token(config, "eos_token", "</s>")
     return Rebuild("Unigram", {"unk_id": unk_id}, _normalizers([first, _replace(" {2,}", " ", regex=True)]),
-                   _metaspace("always"), _metaspace("always"))
+                   _metaspace("always"), _metaspace("always"), (f"$A {eos}", f"$A $B {eos}"))
 
 
 def _big_bird(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
@@ -327,7 +347,8 @@ CLASSES: dict[str, Callable[[dict[str, Any], dict[str, Any]], Rebuild]] = {
     "AlbertTokenizer": _albert,
     "XLNetTokenizer": _xlnet,
     **dict.fromkeys(("BertTokenizer", "LxmertTokenizer", "MobileBertTokenizer", "SqueezeBertTokenizer",
-                     "MPNetTokenizer", "FunnelTokenizer"), _bert),
+                     "MPNetTokenizer"), _bert),
+    "FunnelTokenizer": _funnel,
     "DebertaV2Tokenizer": _deberta_v2,
     "MBartTokenizer": _mbart,
     "PegasusTokenizer": _pegasus,
@@ -374,7 +395,7 @@ def _inputs(tok: Tokenizer) -> tuple[str, Rebuild, dict[str, Any]] | None:
 
 
 def _build(tok: Tokenizer) -> Tokenizer | None:
-    from .. import decoders, normalizers, pre_tokenizers
+    from .. import decoders, normalizers, post_processors, pre_tokenizers
     from ..decoders.chain_decoder import ChainDecoder
     from .tokenizer import Tokenizer
 
@@ -384,16 +405,47 @@ def _build(tok: Tokenizer) -> Tokenizer | None:
     _, rebuild, data = found
     normalizer = None if rebuild.normalizer is None else normalizers.from_config(rebuild.normalizer)
     entries = sorted(tok.added.id_to_entry.items())
+    post_processor = tok.post_processor
+    if rebuild.template is not None:
+        template = _template(tok, *rebuild.template)
+        if template is not None:  # (else a token transformers adds to the vocabulary: not followed)
+            post_processor = post_processors.from_config(template)
     new = Tokenizer(_model(tok, rebuild, data["model"]), normalizer=normalizer,
                     pre_tokenizer=None if rebuild.pre_tokenizer is None
                     else pre_tokenizers.from_config(rebuild.pre_tokenizer),
-                    post_processor=tok.post_processor, added_tokens=[entry for _, entry in entries],
+                    post_processor=post_processor, added_tokens=[entry for _, entry in entries],
                     truncation=tok.truncation, padding=tok.padding, facts=tok.facts)
     if sorted(new.added.id_to_entry) != [id_ for id_, _ in entries]:
         return None  # the added tokens would move
     chain = None if rebuild.decoder is None else decoders.from_config(rebuild.decoder)
     new.decoder = ChainDecoder(chain, new.model, new.added)
     return new
+
+
+def _template(tok: Tokenizer, single: str, pair: str) -> dict[str, Any] | None:
+    """The ``TemplateProcessing`` object of a template in string form (``"$A:0 </s>:0"``; a piece's
+    type id defaults to 0), its tokens' ids as ``convert_tokens_to_ids`` gives them; None where a
+    token is not in the vocabulary."""
+    specials: dict[str, Any] = {}
+
+    def pieces(text: str) -> list[dict[str, Any]] | None:
+        out = []
+        for item in text.split():
+            name, _, type_id = item.rpartition(":") if item.rpartition(":")[2].isdigit() else (item, "", "0")
+            if name in ("$A", "$B"):
+                out.append({"Sequence": {"id": name[1], "type_id": int(type_id)}})
+                continue
+            id_ = tok.token_to_id(name)
+            if id_ is None:
+                return None
+            specials[name] = {"id": name, "ids": [id_], "tokens": [name]}
+            out.append({"SpecialToken": {"id": name, "type_id": int(type_id)}})
+        return out
+
+    single_pieces, pair_pieces = pieces(single), pieces(pair)
+    if single_pieces is None or pair_pieces is None:
+        return None
+    return {"type": "TemplateProcessing", "single": single_pieces, "pair": pair_pieces, "special_tokens": specials}
 
 
 def _model(tok: Tokenizer, rebuild: Rebuild, file_model: dict[str, Any]) -> Any:
