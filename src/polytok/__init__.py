@@ -25,6 +25,7 @@ from .parity.explain import explain as explain
 from .special import AddedToken as AddedToken
 from .special import SpecialTokens as SpecialTokens
 from .tokenizer import Tokenizer as Tokenizer
+from .tokenizer.special_controls import AllowedSpecial as AllowedSpecial
 from .truncation import Padding as Padding
 from .truncation import Truncation as Truncation
 
@@ -44,7 +45,7 @@ def _load_kernels() -> None:
 _load_kernels()
 
 __all__ = [
-    "load", "Tokenizer", "Encoding", "SpecialTokens", "AddedToken", "Truncation", "Padding",
+    "load", "Tokenizer", "Encoding", "SpecialTokens", "AllowedSpecial", "AddedToken", "Truncation", "Padding",
     "PolytokError", "FormatError", "EncodeError", "DecodeError",
     "insert_state_tokens", "StateTokenError", "ChatTemplateError", "explain", "compare",
     "FormatFacts", "ChatFacts", "NamedToken",

@@ -54,10 +54,16 @@ class SpecialTokens(StrEnum):
     ``AS_TEXT`` (``"text"``): it is tokenized as ordinary text — HF's
     ``encode_special_tokens=True``, llama.cpp's ``parse_special=false``,
     tiktoken's ``encode_ordinary``. Non-special added tokens match either way.
+    ``RAISE`` (``"raise"``): a text holding a special-token marker raises `EncodeError`
+    naming it and its place; one holding none is read as ``AS_TEXT`` reads it —
+    tiktoken's default ``disallowed_special="all"``. ``special=`` also takes a
+    collection of markers to parse, the others read as text (tiktoken's
+    ``allowed_special``; `polytok.tokenizer.special_controls`).
     """
 
     PARSE = "parse"
     AS_TEXT = "text"
+    RAISE = "raise"
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +385,10 @@ class LongestFirstPartition:
         """Whether `split` can cut a text in this mode: false when only CONTROL and UNKNOWN
         entries exist and special markers are read as text (or there is no entry)."""
         return any(parse_special or entry.always for entry in self._entries)
+
+    def entries(self) -> list[PartitionEntry]:
+        """Every entry, in the order they are tried (longest text first)."""
+        return list(self._entries)
 
     def parsed_only(self) -> list[PartitionEntry]:
         """The entries matched only when special markers are parsed (llama.cpp's CONTROL and

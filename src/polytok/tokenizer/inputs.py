@@ -12,19 +12,23 @@ __all__ = ["TextInput", "parses_special", "n_chars"]
 TextInput = str | list[str]
 
 
-_PARSES = {SpecialTokens.PARSE: True, SpecialTokens.AS_TEXT: False, "parse": True, "text": False}
+_PARSES: dict[object, bool] = {SpecialTokens.PARSE: True, SpecialTokens.AS_TEXT: False, "parse": True, "text": False}
 
 
-def parses_special(special: SpecialTokens | str) -> bool:
+def parses_special(special: object) -> bool:
     """True when special markers are parsed."""
     try:
         return _PARSES[special]
     except (KeyError, TypeError):  # TypeError: an unhashable value, refused below
         pass
     try:
-        return SpecialTokens(special) is SpecialTokens.PARSE
+        mode = SpecialTokens(special)  # type: ignore[arg-type]  # anything else: ValueError
     except ValueError:
-        raise PolytokError(f"special must be 'parse' or 'text' (polytok.SpecialTokens), not {special!r}") from None
+        raise PolytokError("special must be 'parse', 'text' or 'raise' (polytok.SpecialTokens), a collection of "
+                           f"marker strings or polytok.AllowedSpecial, not {special!r}") from None
+    if mode is SpecialTokens.RAISE:  # `special_controls.resolve` takes it before any stage runs
+        raise PolytokError("special='raise' is not taken here: read markers as text or parse them")
+    return mode is SpecialTokens.PARSE
 
 
 def n_chars(text: Any, pair: Any) -> int:

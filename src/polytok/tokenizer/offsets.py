@@ -20,6 +20,7 @@ from ..regex.guard import budget
 from ..special import SpecialTokens
 from ..truncation import Padding, Truncation
 from .inputs import TextInput, n_chars, parses_special
+from .special_controls import SpecialArg, is_plain, resolve
 
 if TYPE_CHECKING:
     from ..models import Model
@@ -62,7 +63,7 @@ class OffsetsPath:
         def _reserved(self, is_pair: bool, add_special: bool) -> int: ...
 
     def encode_full(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
-                    special: SpecialTokens | str | None = None,
+                    special: SpecialArg = None,
                     truncation: Truncation | None | bool = True,
                     padding: Padding | None | bool = True) -> Encoding:
         """HF's `Encoding` of `text` (and `pair`): ids, tokens, offsets, word ids, masks, overflows.
@@ -77,6 +78,10 @@ class OffsetsPath:
             The `Encoding`; offsets are character offsets into the input, as HF's
             Python binding reports them.
         """
+        if special is not None and not is_plain(special):  # RAISE, or some markers (`special_controls`)
+            tok, mode = resolve(self, special, (text, pair))  # type: ignore[arg-type]
+            return tok.encode_full(text, pair=pair, add_special=add_special, special=mode, truncation=truncation,
+                                   padding=padding)
         parse_special = parses_special(self.default_special if special is None else special)
         trunc = self.truncation if truncation is True else (truncation or None)
         padding_ = self.padding if padding is True else (padding or None)

@@ -49,6 +49,7 @@ from ..truncation import Padding, Truncation
 from .inputs import TextInput, n_chars, parses_special
 from .offsets import OffsetsPath
 from .post_process import PostProcess
+from .special_controls import SpecialArg, is_plain, resolve
 
 if TYPE_CHECKING:
     from ..decoders.stream import DecodeStream
@@ -149,6 +150,15 @@ class Tokenizer(PostProcess, OffsetsPath):
         self._empty_texts = pt is not None and pt.splits_empty_text
         self.__dict__.pop("_cuts_known", None)  # (`_special_stops` asks again)
 
+    def with_special_split(self, split: SpecialSplit) -> Tokenizer:
+        """A copy that cuts texts around special tokens with `split`, sharing every other stage
+        (`special_controls` makes its splits that parse only some markers)."""
+        made: Tokenizer = Tokenizer.__new__(Tokenizer)
+        made.__dict__.update(self.__getstate__())  # without the compiled pipeline and the split's facts
+        made.special_split = split
+        made._refresh_fast_path()
+        return made
+
     @property
     def fast_path(self) -> bool:
         """Whether `encode` takes the fast path (plain strings, no alignments; `segments` and
@@ -206,7 +216,7 @@ class Tokenizer(PostProcess, OffsetsPath):
     # -- encode: fast path ------------------------------------------------------------
 
     def encode(self, text: TextInput, *, pair: TextInput | None = None, add_special: bool = True,
-               special: SpecialTokens | str | None = None) -> list[int]:
+               special: SpecialArg = None) -> list[int]:
         """Token ids of `text` (and `pair`).
 
         Args:
@@ -215,15 +225,22 @@ class Tokenizer(PostProcess, OffsetsPath):
             add_special: add the post-processor's special tokens (HF ``add_special_tokens``).
             special: `SpecialTokens.PARSE` parses special-token markers in the text
                 (HF's default); `SpecialTokens.AS_TEXT` reads them as plain text
-                (HF ``encode_special_tokens=True``); None (default) is the format's
-                reference default, `default_special`.
+                (HF ``encode_special_tokens=True``); `SpecialTokens.RAISE` refuses them
+                (tiktoken's default); a collection of markers parses those and reads the
+                others as text (tiktoken's ``allowed_special``), `polytok.AllowedSpecial`
+                can refuse the others instead; None (default) is the format's reference
+                default, `default_special`.
 
         Returns:
             The ids, as the format's reference engine gives them.
 
         Raises:
-            EncodeError: where the reference engine raises too (e.g. a missing unk token).
+            EncodeError: where the reference engine raises too (e.g. a missing unk token), and
+                for a marker `special` refuses.
         """
+        if special is not None and not is_plain(special):  # RAISE, or some markers (`special_controls`)
+            tok, mode = resolve(self, special, (text, pair))
+            return tok.encode(text, pair=pair, add_special=add_special, special=mode)
         if not self._fast_exact:
             return self.encode_full(text, pair=pair, add_special=add_special, special=special).ids
         parse_special = parses_special(self.default_special if special is None else special)
@@ -257,7 +274,7 @@ class Tokenizer(PostProcess, OffsetsPath):
         return self._finish_ids(ids_a, ids_b, add_special)
 
     def encode_batch(self, texts: list[TextInput], *, add_special: bool = True,
-                     special: SpecialTokens | str | None = None, workers: int | None = None) -> list[list[int]]:
+                     special: SpecialArg = None, workers: int | None = None) -> list[list[int]]:
         """`encode` of each text; padding (if configured) goes to the longest of the batch.
 
         Args:
@@ -274,6 +291,9 @@ class Tokenizer(PostProcess, OffsetsPath):
 
         if workers is not None and workers < 1:
             raise ValueError(f"workers must be >= 1, not {workers}")
+        if special is not None and not is_plain(special):  # RAISE, or some markers (`special_controls`)
+            tok, mode = resolve(self, special, texts, batch=True)
+            return tok.encode_batch(texts, add_special=add_special, special=mode, workers=workers)
         pipeline = self.batch_pipeline(parses_special(self.default_special if special is None else special))
         if pipeline is not None and all(type(t) is str for t in texts):
             return self._encode_compiled(pipeline, texts, workers, add_special, special)  # type: ignore[arg-type]
