@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from .. import __version__, kernels, load
 from ..errors import PolytokError
 from ..tokenizer import Tokenizer
+from ..tokenizer.special_controls import AllowedSpecial, restricted
 
 DEFAULT_MODEL = "gpt2"
 
@@ -33,10 +34,15 @@ def _parser() -> argparse.ArgumentParser:
                        metavar="REV", help="for a Hugging Face model name: the branch, tag or commit hash "
                                            "(default: main)")
 
-    def modes(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--special", choices=["parse", "text"], default=None,
-                       help="parse special-token markers in the text, or read them as text "
-                            "(default: what the format's reference engine does)")
+    def modes(q: argparse.ArgumentParser, *, refuse: bool = False, allow: bool = False) -> None:
+        q.add_argument("--special", choices=["parse", "text", "raise"] if refuse else ["parse", "text"], default=None,
+                       help="parse special-token markers in the text, or read them as text"
+                            + (", or refuse any (an error naming it)" if refuse else "")
+                            + " (default: what the format's reference engine does)")
+        if allow:
+            q.add_argument("--allow-special", action="append", metavar="MARKER", default=None,
+                           help="parse only this special-token marker (repeatable); the others are read as text"
+                                + (", or refused with --special raise" if refuse else ""))
         q.add_argument("--no-add-special", action="store_true",
                        help="do not add the post-processor's special tokens (BOS/EOS, [CLS]…)")
 
@@ -45,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     enc.add_argument("args", nargs="+", metavar="[MODEL] TEXT")
     enc.add_argument("--tokens", action="store_true", help="print the pieces too")
     enc.add_argument("--json", action="store_true", help="print JSON (ids, tokens, offsets)")
-    modes(enc)
+    modes(enc, refuse=True, allow=True)
     loading(enc)
 
     dec = sub.add_parser("decode", help="print the text of ids")
@@ -62,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     cnt.add_argument("--truncation", action="store_true",
                      help="apply the tokenizer file's truncation and padding, as encode does "
                           "(default: count whole documents)")
-    modes(cnt)
+    modes(cnt, allow=True)
     loading(cnt)
 
     ins = sub.add_parser("inspect", help="describe a tokenizer")
@@ -131,21 +137,32 @@ def read_text_arg(arg: str) -> str:
     return sys.stdin.read() if arg == "-" else arg
 
 
+def special_arg(args: argparse.Namespace) -> Any:
+    """``special=`` from ``--special`` and ``--allow-special``."""
+    allowed = getattr(args, "allow_special", None)
+    if not allowed:
+        return args.special
+    if args.special == "parse":
+        raise PolytokError("--allow-special names the markers to parse: with it, --special is 'text' (the others "
+                           "read as text) or 'raise' (the others refused)")
+    return AllowedSpecial(allowed, others="raise" if args.special == "raise" else "text")
+
+
 def _encode(args: argparse.Namespace) -> int:
     if len(args.args) > 2:
         raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
     model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
     tok = load_model(model, args.option)
-    add_special = not args.no_add_special
+    add_special, special = not args.no_add_special, special_arg(args)
     if args.json or args.tokens:
-        enc = tok.encode_full(read_text_arg(text), add_special=add_special, special=args.special)
+        enc = tok.encode_full(read_text_arg(text), add_special=add_special, special=special)
         if args.json:
             print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}, ensure_ascii=False))
         else:
             for id_, piece in zip(enc.ids, enc.tokens):
                 print(f"{id_}\t{piece!r}")
         return 0
-    print(" ".join(map(str, tok.encode(read_text_arg(text), add_special=add_special, special=args.special))))
+    print(" ".join(map(str, tok.encode(read_text_arg(text), add_special=add_special, special=special))))
     return 0
 
 
@@ -192,7 +209,9 @@ def _count(args: argparse.Namespace) -> int:
 
     tok = whole_documents(load_model(args.model, args.option), args.truncation, "counting")
     sizes = [os.path.getsize(f) if f != "-" and os.path.exists(f) else 0 for f in args.files]
-    add_special, special = not args.no_add_special, args.special
+    add_special, special = not args.no_add_special, special_arg(args)
+    if isinstance(special, AllowedSpecial):  # a copy whose split parses those markers (as text: the others)
+        tok, special = restricted(tok, special.markers), "text"
     workers = args.workers if args.workers is not None else parallel.available_workers()
     if workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {workers}")
