@@ -70,6 +70,11 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], str]] = {
                                                    "cls_token": "[CLS]", "sep_token": "[SEP]"}, "plain"),
     "qwen3-as-qwen3-5": ("qwen3", {"tokenizer_class": "Qwen3_5Tokenizer"}, "all"),
     "llama2-as-nllb": ("llama2", {"tokenizer_class": "NllbTokenizer"}, "bare"),
+    "roberta-as-blenderbot": ("roberta-base", {"tokenizer_class": "BlenderbotTokenizer"}, "all"),
+    "gpt2-as-codegen": ("gpt2", {"tokenizer_class": "CodeGenTokenizer"}, "all"),
+    "albert-as-barthez": ("albert-base-v2-tf5", {"tokenizer_class": "BarthezTokenizer"}, "all"),
+    "albert-as-rembert": ("albert-base-v2-tf5", {"tokenizer_class": "RemBertTokenizer"}, "all"),
+    "albert-as-xglm": ("albert-base-v2-tf5", {"tokenizer_class": "XGLMTokenizer"}, "all"),
     "albert-accents-cased": ("albert-base-v2-tf5", {"keep_accents": True, "do_lower_case": False}, "all"),
     "albert-no-prefix-space": ("albert-base-v2-tf5", {"add_prefix_space": False}, "all"),
 }

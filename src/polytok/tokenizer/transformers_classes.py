@@ -14,12 +14,12 @@ Classes reproduced (``models/<name>/tokenization_<name>.py`` ``__init__``; `CLAS
 Llama (``legacy`` and ``add_prefix_space`` pick the Metaspace ``prepend_scheme`` through
 ``tokenization_utils_base._get_prepend_scheme``: "always" with ``legacy=True``, "first"
 without, "never" without a prefix space), CodeLlama, Gemma, GPT2, Roberta (and Bart, LED,
-Mvp, which are Roberta), Whisper, CLIP, Qwen2, Qwen3.5, GPTNeoX, Cohere, T5, XLMRoberta,
-Camembert, Albert, Bert (and Lxmert, MobileBert, SqueezeBert, MPNet, Funnel), DebertaV2,
-XLNet, MBart, NLLB, Pegasus, BigBird.
+Mvp, which are Roberta), Whisper, CodeGen, Blenderbot, CLIP, Qwen2, Qwen3.5, GPTNeoX,
+Cohere, T5, XLMRoberta, Camembert, Albert, Bert (and Lxmert, MobileBert, SqueezeBert, MPNet,
+Funnel), DebertaV2, XLNet, MBart, NLLB, Pegasus, BigBird, Barthez, RemBert, XGLM.
 A class's SentencePiece charsmap is the file's ``Precompiled`` normalizer, found at the top
-level or in a top-level ``Sequence`` (``convert_to_native_format``). T5, XLNet, Pegasus and
-Funnel set their own ``TemplateProcessing`` after ``super().__init__``, in place of the
+level or in a top-level ``Sequence`` (``convert_to_native_format``). T5, XLNet, Pegasus,
+Funnel, RemBert and XGLM set their own ``TemplateProcessing`` after ``super().__init__``, in place of the
 file's post-processor (`Rebuild.template`); the other classes keep the file's.
 
 The model is the file's model object, shared, where the class builds it with the same
@@ -30,9 +30,8 @@ no difference under ``byte_fallback`` when all 256 byte pieces are in the vocabu
 Falls back to the file's pipeline (the result is the tokenizer itself), as listed in
 docs/transformers.md:
 - a class not in `CLASSES` (``TokenizersBackend``, classes that keep the file, and the
-  rebuilding classes not reproduced: Barthez, Blenderbot, CodeGen, Herbert,
-  LayoutLM*/LayoutXLM, Luke/mLuke, MBart50, Nougat, OpenAI GPT, Reformer, RemBert, RoFormer,
-  SeamlessM4T, Siglip2, Splinter, Udop, XGLM, …);
+  rebuilding classes not reproduced: Herbert, LayoutLM*/LayoutXLM, Luke/mLuke, MBart50,
+  Nougat, OpenAI GPT, Reformer, RoFormer, SeamlessM4T, Siglip2, Splinter, Udop, …);
 - a file whose model type is not the class's (transformers then builds a model from the
   vocabulary alone, e.g. a BPE without merges for a Unigram file);
 - a tokenizer that is not read from a ``tokenizer.json``;
@@ -182,9 +181,15 @@ def _gemma(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
                    _replace(" ", _SPACE), split, _decoders(*_SPM_DECODER))
 
 
-def _gpt2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
-    add_prefix_space = _flag(config, "add_prefix_space", False)
-    return Rebuild("BPE", {}, None, _byte_level(add_prefix_space), _byte_level(True))
+def _byte_level_bpe(prefix_space: bool) -> Callable[[dict[str, Any], dict[str, Any]], Rebuild]:
+    """GPT2's rule (Roberta's, Whisper's, CodeGen's; Blenderbot's, whose prefix space defaults to on)."""
+    def rule(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+        return Rebuild("BPE", {}, None, _byte_level(_flag(config, "add_prefix_space", prefix_space)),
+                       _byte_level(True))
+    return rule
+
+
+_gpt2 = _byte_level_bpe(False)
 
 
 def _split_then_bytes(pattern: str) -> Callable[[dict[str, Any], dict[str, Any]], Rebuild]:
@@ -301,6 +306,35 @@ def _deberta_v2(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
                    _metaspace(scheme))
 
 
+def _barthez(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    normalizer = _normalizers([_replace(r"\s{2,}|[\n\r\t]", " ", regex=True), {"type": "NFC"},
+                               {"type": "Strip", "strip_left": False, "strip_right": True}])
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    return Rebuild("Unigram", {"unk_id": 3}, normalizer, _metaspace(scheme), _metaspace(scheme))
+
+
+def _rembert(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    items: list[dict[str, Any] | None] = [_replace("``", '"'), _replace("''", '"'),
+                                          _replace(" {2,}", " ", regex=True)]
+    if not _flag(config, "keep_accents", True):
+        items += [{"type": "NFKD"}, {"type": "StripAccents"}]
+    if _flag(config, "do_lower_case", False):
+        items.append({"type": "Lowercase"})
+    items.append(_precompiled(data))
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    cls, sep = _token(config, "cls_token", "[CLS]"), _token(config, "sep_token", "[SEP]")
+    return Rebuild("Unigram", {"unk_id": 2}, _normalizers(items), _metaspace(scheme), _metaspace(scheme),
+                   (f"{cls}:0 $A:0 {sep}:0", f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1"))
+
+
+def _xglm(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
+    normalizer = _normalizers([_precompiled(data), _replace(" {2,}", " ", regex=True)])
+    scheme = "always" if _flag(config, "add_prefix_space", True) else "never"
+    eos = _token(config, "eos_token", "</s>")
+    return Rebuild("Unigram", {"unk_id": 3}, normalizer, _metaspace(scheme), _metaspace(scheme),
+                   (f"{eos} $A", f"{eos} $A {eos} {eos} $B"))
+
+
 def _mbart(config: dict[str, Any], data: dict[str, Any]) -> Rebuild:
     pre = _pre_tokenizers({"type": "WhitespaceSplit"}, _metaspace("always"))
     return Rebuild("Unigram", {"unk_id": 3}, None, pre, _metaspace("always"))
@@ -337,6 +371,11 @@ CLASSES: dict[str, Callable[[dict[str, Any], dict[str, Any]], Rebuild]] = {
     "Qwen2Tokenizer": _split_then_bytes(_QWEN2_PATTERN),
     "Qwen3_5Tokenizer": _split_then_bytes(_QWEN3_5_PATTERN),
     "WhisperTokenizer": _gpt2,
+    "CodeGenTokenizer": _gpt2,
+    "BlenderbotTokenizer": _byte_level_bpe(True),
+    "BarthezTokenizer": _barthez,
+    "RemBertTokenizer": _rembert,
+    "XGLMTokenizer": _xglm,
     "CLIPTokenizer": _clip,
     "NllbTokenizer": _nllb,
     "GPTNeoXTokenizer": _gpt_neox,
