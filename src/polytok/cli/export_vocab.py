@@ -1,4 +1,4 @@
-"""``polytok export-vocab MODEL --format xgrammar|llguidance|outlines [--out FILE]`` (hooked into `polytok.cli.main`).
+"""``polytok export-vocab MODEL --format xgrammar|llguidance|outlines [--out FILE]`` (registered in `polytok.cli.main`).
 
 Writes MODEL's vocabulary as a constrained-decoding engine loads it (`polytok.vocab_export`):
 the exact bytes of every token, the control ids and the end-of-generation ids, as one JSON
@@ -15,12 +15,16 @@ from typing import Any
 __all__ = ["add_parser"]
 
 
+# the help text: the module notes after their first line
+_DESCRIPTION = (__doc__ or "").split("\n\n", 1)[-1]
+
+
 def add_parser(sub: Any, loading: Callable[[argparse.ArgumentParser], None]) -> dict[str, Any]:
     """Add ``export-vocab`` to `sub` (`loading` adds the model-loading options); returns its handler by name."""
     from ..vocab_export import FORMATS
 
     p = sub.add_parser("export-vocab", help="write the vocabulary for a constrained-decoding engine",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model")
     p.add_argument("--format", dest="export_format", required=True, choices=FORMATS,
                    help="the engine whose shape to write")
