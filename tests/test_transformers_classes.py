@@ -240,3 +240,13 @@ def test_compare_names_the_class_rebuild(tmp_path):
     found = {r.text: r.reasons for r in report.diverging}
     assert set(found) == {" ", "  "}
     assert all("transformers-class-rebuild" in reasons for reasons in found.values()), found
+
+
+def test_tokens_added_after_the_first_call_are_used(tmp_path):
+    folder = _folder(tmp_path, "llama2")
+    tok, ref = polytok.load(folder), _reference(folder)
+    tok(["warm"])
+    tok.add_tokens([polytok.AddedToken("<|new|>", special=True, normalized=False)])
+    ref.add_tokens([transformers.AddedToken("<|new|>", special=True, normalized=False)])
+    texts = ["a<|new|>b", " <|new|> ", "<|new|>"]
+    assert tok(texts)["input_ids"] == ref(texts)["input_ids"]

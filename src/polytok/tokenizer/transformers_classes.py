@@ -397,18 +397,20 @@ CLASSES: dict[str, Callable[[dict[str, Any], dict[str, Any]], Rebuild]] = {
 
 # -- building ------------------------------------------------------------------------------
 
-_BUILT: weakref.WeakKeyDictionary[Tokenizer, Tokenizer | None] = weakref.WeakKeyDictionary()
+_BUILT: weakref.WeakKeyDictionary[Tokenizer, tuple[tuple[Any, ...], Tokenizer | None]] = \
+    weakref.WeakKeyDictionary()
 
 
 def as_transformers(tok: Tokenizer) -> Tokenizer:
     """`tok` with the pipeline ``AutoTokenizer.from_pretrained(folder)`` builds for its class (module
     notes): a new `Tokenizer` sharing `tok`'s model where the class rebuilds the pipeline, else
-    `tok` itself. Built once per tokenizer."""
-    if tok in _BUILT:
-        return _BUILT[tok] or tok
-    built = _build(tok)
-    _BUILT[tok] = built
-    return built or tok
+    `tok` itself. Built once per tokenizer, and again after `tok` changes what the rebuild takes
+    from it (added tokens, model, post-processor, truncation, padding)."""
+    stamp = (len(tok.added), id(tok.model), id(tok.post_processor), id(tok.truncation), id(tok.padding))
+    found = _BUILT.get(tok)
+    if found is None or found[0] != stamp:
+        found = _BUILT[tok] = (stamp, _build(tok))
+    return found[1] or tok
 
 
 def rebuild_for(tok: Tokenizer) -> tuple[str, Rebuild] | None:
