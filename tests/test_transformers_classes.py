@@ -250,3 +250,14 @@ def test_tokens_added_after_the_first_call_are_used(tmp_path):
     ref.add_tokens([transformers.AddedToken("<|new|>", special=True, normalized=False)])
     texts = ["a<|new|>b", " <|new|> ", "<|new|>"]
     assert tok(texts)["input_ids"] == ref(texts)["input_ids"]
+
+
+@pytest.mark.parametrize("name", CONFIGURED)
+def test_the_class_pipeline_decodes_as_transformers(tmp_path, name):
+    """`as_transformers()` carries the class's decoder too (``tok.decode`` stays HF tokenizers')."""
+    folder = _folder(tmp_path, name)
+    ref = _reference(folder)
+    built = polytok.load(folder).as_transformers()
+    texts = list(edge_texts())
+    for ids in ref(texts)["input_ids"]:
+        assert built.decode(ids) == ref.decode(ids), ids
