@@ -257,15 +257,16 @@ class BPE(VocabLookup):
         """The compiled word loop, where it covers the model: no dropout, no affixes, ids that fit
         its tables (`_merger` is then built on first use, as the pair ranks are)."""
         ids = self._vocab_r
-        # the largest id, read once here (`_top_id`): the ranks by token id and the Merger ask again
-        self._top = len(ids) - 1 if isinstance(ids, list) else max(ids, default=-1)
-        fits = isinstance(ids, list) or not ids or (min(ids) >= 0 and self._top < 4 * len(ids) + (1 << 16))
+        self._top: int | None = None  # the largest id, read on first ask (`_top_id`)
         plain = not self._dropout and not self._prefix and not self._suffix
         if self._byte_level:  # the kernel merges bytes only for tiktoken's rule, every byte a token
             vocab = self._vocab
             plain = plain and len(ids) == len(vocab) and not self._block \
                 and self._unk_token is None and self._byte_ids is None and vocab.keys() >= _BYTE_CHARS
-        self._kernel: Any = kernel("bpe_merge") if plain and fits else None
+        module = kernel("bpe_merge") if plain else None  # (None on the pure path: no pass over the ids)
+        fits = module is not None and (isinstance(ids, list) or not ids
+                                       or (min(ids) >= 0 and self._top_id() < 4 * len(ids) + (1 << 16)))
+        self._kernel: Any = module if fits else None
         self._merger: Any = None
 
     @classmethod
@@ -453,7 +454,12 @@ class BPE(VocabLookup):
         return merger
 
     def _top_id(self) -> int:
-        return self._top
+        """The largest id, read once (the ranks by token id and the Merger ask for it)."""
+        top = self._top
+        if top is None:
+            ids = self._vocab_r
+            top = self._top = len(ids) - 1 if isinstance(ids, list) else max(ids, default=-1)
+        return top
 
     def _id_tokens(self) -> dict[int, str]:
         """``{id: token}`` (made for the call when the model holds a list of pieces)."""
