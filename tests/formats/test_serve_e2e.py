@@ -127,6 +127,16 @@ def test_hover_names_the_token(page: Any) -> None:
     assert "id " in (first.get_attribute("title") or "")
 
 
+def test_hover_line_resets_when_the_text_changes(page: Any) -> None:
+    hint = page.locator("#hover-info").inner_text()
+    _act(page, lambda: page.fill("#text", "Hello world"))
+    _pane(page, "A").locator(".tok").first.hover()
+    assert page.locator("#hover-info").inner_text() != hint
+    page.locator("#text").press("End")
+    page.keyboard.type("!")  # a key typed: the line is cleared at once, before the new tokens are drawn
+    assert page.locator("#hover-info").inner_text() == hint
+
+
 def test_compare_one_tokenizer_two_modes(page: Any) -> None:
     page.select_option("#model-b", "gpt2")
     page.select_option("#special-b", "text")
@@ -153,12 +163,20 @@ def test_compare_two_tokenizers(page: Any) -> None:
     enc_a = hf_gpt2().encode(text, add_special_tokens=False)
     enc_b = _llama3().encode(text, add_special_tokens=False)
     banner = page.locator("#divergence")
-    assert "First divergence" in banner.inner_text()
-    # by bytes: only the tokens over characters the other side cuts differently
-    _act(page, lambda: page.check("#match-bytes"))
+    diff_a = _pane(page, "A", "compare-panes").locator(".tok.diff")
+    # two vocabularies compare by bytes by default: only the tokens over characters the other side cuts differently
+    assert page.input_value("#match") == "auto"
     expected = [o for o in enc_a.offsets if o not in enc_b.offsets]
-    assert _pane(page, "A", "compare-panes").locator(".tok.diff").count() == len(expected) > 0
-    assert "First split difference" in banner.inner_text()
+    assert diff_a.count() == len(expected) > 0
+    assert banner.inner_text().startswith("First split difference")
+    # switched to ids: every token of A but those with B's id over the same characters (the final ".")
+    pairs_b = set(zip(enc_b.ids, enc_b.offsets))
+    by_ids = [p for p in zip(enc_a.ids, enc_a.offsets) if p not in pairs_b]
+    _act(page, lambda: page.select_option("#match", "ids"))
+    assert diff_a.count() == len(by_ids) > len(expected)
+    assert banner.inner_text().startswith("First divergence")
+    _act(page, lambda: page.select_option("#match", "bytes"))
+    assert diff_a.count() == len(expected)
 
 
 def test_explain_view_stages(page: Any) -> None:
@@ -169,6 +187,33 @@ def test_explain_view_stages(page: Any) -> None:
     ids = hf_ids(hf_gpt2(), TEXT)
     assert page.locator("#explain .stage[data-stage=ids] .ids").input_value() == f"[{', '.join(map(str, ids))}]"
     assert "BPE" in page.locator("#explain .stage[data-stage=pipeline]").inner_text()
+    assert "adds no token" in page.locator("#explain .stage[data-stage=post-process]").inner_text()
+
+
+def test_explain_pre_tokens_show_their_offsets(page: Any) -> None:
+    text = "Hello world! caf\u00e9 12345"
+    page.fill("#text", text)
+    _act(page, lambda: page.click("#tabs button[data-view=explain]"))
+    expected = [f"{s}\u2013{e}" for _, (s, e) in hf_gpt2().pre_tokenizer.pre_tokenize_str(text)]
+    assert page.locator("#explain .stage[data-stage=pre-tokenize] .chip.pre .at").all_inner_texts() == expected
+
+
+def test_explain_names_what_the_post_processor_adds(page: Any) -> None:
+    text = "Hello world"
+    page.fill("#text", text)
+    page.fill("#load-path", "llama2/tokenizer.json")
+    _act(page, lambda: page.click("#load-form button"))
+    _act(page, lambda: page.click("#tabs button[data-view=explain]"))
+    ref = hf_file(fixtures.fixture_path("llama2", "tokenizer.json"))
+    bare = hf_ids(ref, text, add_special=False)
+    ids = hf_ids(ref, text)
+    assert ids[1:] == bare  # the reference adds exactly one id, in front
+    stage = page.locator("#explain .stage[data-stage=post-process]")
+    said = stage.inner_text()
+    assert "TemplateProcessing" in said and "adds 1 token(s) before the text and 0 after" in said
+    assert stage.locator(".chip.added").all_inner_texts() == [f'"{ref.id_to_token(ids[0])}"={ids[0]}']
+    _act(page, lambda: page.uncheck("#add-special"))
+    assert "add_special is off" in stage.inner_text() and stage.locator(".chip.added").count() == 0
 
 
 def test_path_outside_root_is_refused_on_the_page(page: Any) -> None:

@@ -18,12 +18,14 @@ from ..parity.engines import PolytokSide
 from ..special import SpecialTokens
 from ..tokenizer import Tokenizer
 from .models import ApiError, Entry, Registry
-from .views import diff_regions, explain_view, token_view
+from .views import chat_view, diff_regions, explain_view, token_view
 
-__all__ = ["MAX_TEXT", "MAX_STAGE_TEXT", "encode", "compare_view", "explain", "load_model"]
+__all__ = ["MAX_TEXT", "MAX_STAGE_TEXT", "encode", "compare_view", "explain", "load_model", "chat",
+           "MAX_MESSAGES"]
 
 MAX_TEXT = 262_144
 MAX_STAGE_TEXT = 20_000
+MAX_MESSAGES = 200
 _MODES = {None: None, "parse": "parse", "text": "text"}
 
 
@@ -91,6 +93,41 @@ def explain(registry: Registry, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _messages(body: dict[str, Any]) -> list[dict[str, str]]:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApiError(400, "'messages' must be a non-empty list of {\"role\": …, \"content\": …}")
+    if len(messages) > MAX_MESSAGES:
+        raise ApiError(413, f"{len(messages)} messages; this server takes at most {MAX_MESSAGES}")
+    out, total = [], 0
+    for k, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
+            raise ApiError(400, f"messages[{k}] must be {{\"role\": string, \"content\": string}}")
+        total += len(m["content"])
+        out.append({"role": m["role"], "content": m["content"]})
+    if total > MAX_TEXT:
+        raise ApiError(413, f"the messages have {total:,} characters; this server takes at most {MAX_TEXT:,}")
+    return out
+
+
+def chat(registry: Registry, body: dict[str, Any]) -> dict[str, Any]:
+    """``POST /api/chat {"model", "messages", "add_generation_prompt"?, "content_special"?}``: the conversation
+    through the model's chat template, its tokens and per-role masks (`views.chat_view`)."""
+    messages = _messages(body)
+    entry = registry.get(body.get("model"))
+    prompt = body.get("add_generation_prompt", False)
+    if not isinstance(prompt, bool):
+        raise ApiError(400, "'add_generation_prompt' must be true or false")
+    content_special = body.get("content_special", "text")
+    if content_special not in ("text", "parse"):
+        raise ApiError(400, "'content_special' must be \"text\" or \"parse\"")
+    started = time.perf_counter()
+    view: dict[str, Any] = _run(entry.name, chat_view, entry.tokenizer, messages, add_generation_prompt=prompt,
+                                content_special=content_special)
+    view.update(model=entry.describe(), elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+    return view
+
+
 def _sides(registry: Registry, body: dict[str, Any]) -> list[tuple[Entry, str | None]]:
     sides = []
     for key in ("a", "b"):
@@ -102,13 +139,19 @@ def _sides(registry: Registry, body: dict[str, Any]) -> list[tuple[Entry, str | 
 
 
 def compare_view(registry: Registry, body: dict[str, Any]) -> dict[str, Any]:
-    """``POST /api/compare {"a": {"model", "special"?}, "b": {…}, "text", "add_special"?, "match"?}``."""
+    """``POST /api/compare {"a": {"model", "special"?}, "b": {…}, "text", "add_special"?, "match"?}``.
+
+    ``match``: ``"ids"`` (the default), ``"bytes"`` (the text spans each token covers), or ``"auto"``
+    (ids for one tokenizer in two modes, bytes for two tokenizers).
+    """
     text = _text(body)
     (entry_a, mode_a), (entry_b, mode_b) = _sides(registry, body)
     add_special = _add_special(body)
     match = body.get("match", "ids")
-    if match not in ("ids", "bytes"):
-        raise ApiError(400, "'match' must be \"ids\" or \"bytes\"")
+    if match not in ("ids", "bytes", "auto"):
+        raise ApiError(400, "'match' must be \"ids\", \"bytes\" or \"auto\"")
+    if match == "auto":  # two vocabularies: ids mean nothing across them, the text each token covers does
+        match = "ids" if entry_a.tokenizer is entry_b.tokenizer else "bytes"
     started = time.perf_counter()
     view_a = _side_view(entry_a, text, mode_a, add_special)
     view_b = _side_view(entry_b, text, mode_b, add_special)

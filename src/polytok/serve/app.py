@@ -11,7 +11,7 @@ Before any work, `checks` refuses what another site's page could send (a foreign
 Host or Origin, a POST that is not ``application/json``) and bodies that cannot be
 read safely. Routes: ``GET /`` (the page), ``GET /static/<file>``, ``GET
 /api/models``, ``POST /api/load``, ``POST /api/encode``, ``POST /api/compare``,
-``POST /api/explain``. Every error is a JSON object ``{"error": …, "status": …}``
+``POST /api/explain``, ``POST /api/chat``. Every error is a JSON object ``{"error": …, "status": …}``
 with the status: 400 bad JSON, field or header, 403 a path outside ``--root`` or
 a request from another site, 404 unknown path or model, 405 wrong method, 411 no
 Content-Length, 413 a body over `MAX_BODY` bytes (refused before it is read) or a
@@ -43,7 +43,7 @@ _STATIC = {"index.html": "text/html; charset=utf-8", "page.css": "text/css; char
            "page.js": "text/javascript; charset=utf-8"}
 _POST: dict[str, Callable[[Registry, dict[str, Any]], dict[str, Any]]] = {
     "/api/load": api.load_model, "/api/encode": api.encode, "/api/compare": api.compare_view,
-    "/api/explain": api.explain}
+    "/api/explain": api.explain, "/api/chat": api.chat}
 _GET = {"/", "/api/models", *(f"/static/{name}" for name in _STATIC)}
 _BUSY_WAIT = 1.0  # seconds the "503 busy" answer may take to send
 _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"

@@ -40,7 +40,7 @@ from ..errors import PolytokError
 from ..formats import BUILTIN, load
 from ..tokenizer import Tokenizer
 
-__all__ = ["ApiError", "Entry", "Registry", "MAX_PATH_MODELS"]
+__all__ = ["ApiError", "Entry", "Registry", "MAX_PATH_MODELS", "short_names"]
 
 MAX_PATH_MODELS = 8
 
@@ -93,9 +93,11 @@ class Registry:
         return entry
 
     def listing(self) -> list[dict[str, Any]]:
+        """Each model's description, with ``label``: its short name (`short_names`)."""
         with self._lock:
             entries = [*self._fixed.values(), *self._paths.values()]
-        return [e.describe() for e in entries]
+        labels = short_names([e.name for e in entries])
+        return [{**e.describe(), "label": label} for e, label in zip(entries, labels)]
 
     def get(self, name: Any) -> Entry:
         """The tokenizer called `name`: a registered name, else a path under a root.
@@ -193,6 +195,24 @@ class Registry:
             what = "it" if path == model else f"{path} beside it"
             raise ApiError(400, f"cannot load {model}: {what} is not a regular file (a FIFO, socket or "
                                 "device would block or never end); refused")
+
+
+_GENERIC = frozenset({"tokenizer.json", "tokenizer.model", "tokenizer_config.json", "tekken.json", "vocab.json",
+                      "spiece.model", "sentencepiece.bpe.model"})
+
+
+def short_names(names: list[str]) -> list[str]:
+    """The names the page shows: each path's last part (a file with a generic name such as
+    ``tokenizer.json`` with its folder); names that still collide take parent folders until they differ."""
+    parts = [[p for p in name.replace(os.sep, "/").split("/") if p] or [name] for name in names]
+    depth = [2 if len(p) > 1 and p[-1] in _GENERIC else 1 for p in parts]
+    while True:
+        shown = ["/".join(p[-d:]) for p, d in zip(parts, depth)]
+        clash = [i for i, label in enumerate(shown) if shown.count(label) > 1 and depth[i] < len(parts[i])]
+        if not clash:
+            return shown
+        for i in clash:
+            depth[i] += 1
 
 
 def _read(name: str, real: str) -> Tokenizer:

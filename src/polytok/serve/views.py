@@ -33,8 +33,8 @@ from ..parity.explain import explain
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
 
-__all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "FLAG_UNK", "token_view", "diff_regions",
-           "explain_view"]
+__all__ = ["FLAG_SPECIAL", "FLAG_BYTE", "FLAG_PARTIAL", "FLAG_ADDED", "FLAG_UNK", "token_view", "ids_view",
+           "diff_regions", "explain_view", "chat_view"]
 
 FLAG_SPECIAL = 1  # a special token (the special table, a control token, or a post-processor addition)
 FLAG_BYTE = 2  # a byte-fallback piece, <0xNN>
@@ -71,11 +71,16 @@ def token_view(tok: Tokenizer, text: str, *, special: str | None, add_special: b
     The ids are ``tok.encode_full(...).ids``, which equal ``tok.encode(...)`` (the same stages).
     """
     enc: Encoding = tok.encode_full(text, add_special=add_special, special=special)
+    return ids_view(tok, list(enc.ids), [list(o) for o in enc.offsets], list(enc.special_tokens_mask))
+
+
+def ids_view(tok: Tokenizer, ids: list[int], offsets: list[list[int]], added: Sequence[int]) -> dict[str, Any]:
+    """The page's view of `ids` with their character `offsets`; `added` is 1 for an id the post-processor added."""
     specials = special_set(tok)
     unk = tok.special_ids.get("unk", getattr(tok.model, "unk_id", None))
     seen: dict[int, tuple[str, str, int]] = {}  # one lookup per distinct id: a text repeats its tokens
     pieces, hexes, flags = [], [], []
-    for id_, mask in zip(enc.ids, enc.special_tokens_mask):
+    for id_, mask in zip(ids, added):
         known = seen.get(id_)
         if known is None:
             shown = tok.id_to_token(id_) or ""
@@ -85,8 +90,7 @@ def token_view(tok: Tokenizer, text: str, *, special: str | None, add_special: b
         pieces.append(known[0])
         hexes.append(known[1])
         flags.append(known[2] | (FLAG_SPECIAL | FLAG_ADDED if mask else 0))
-    return {"ids": list(enc.ids), "pieces": pieces, "offsets": [list(o) for o in enc.offsets],
-            "bytes": hexes, "flags": flags, "count": len(enc.ids)}
+    return {"ids": ids, "pieces": pieces, "offsets": offsets, "bytes": hexes, "flags": flags, "count": len(ids)}
 
 
 def _token_bytes(tok: Tokenizer, id_: int, piece: str) -> bytes:
@@ -149,5 +153,51 @@ def _resync(oa: Sequence[Sequence[int]], ob: Sequence[Sequence[int]], i: int, j:
 
 
 def explain_view(tok: Tokenizer, text: str, *, special: str | None, add_special: bool) -> dict[str, Any]:
-    """`polytok.parity.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``)."""
-    return asdict(explain(tok, text, special=special, add_special=add_special))
+    """`polytok.parity.explain` of `text` as a JSON-ready dict (the same fields as ``polytok explain --json``),
+    with ``added_before_pieces`` / ``added_after_pieces``: the pieces of what the post-processor added."""
+    out = asdict(explain(tok, text, special=special, add_special=add_special))
+    for key in ("added_before", "added_after"):
+        out[f"{key}_pieces"] = [tok.id_to_token(i) or f"<id {i}>" for i in out[key]]
+    return out
+
+
+def chat_view(tok: Tokenizer, messages: list[dict[str, str]], *, add_generation_prompt: bool,
+              content_special: str) -> dict[str, Any]:
+    """A conversation through the model's chat template: the rendered text, its tokens (as `token_view`)
+    and ``role_masks`` (`Tokenizer.apply_chat_template`'s ``return_role_masks``).
+
+    The ids are ``apply_chat_template(tokenize=True)``'s; the offsets are those of ``encode_full`` on the
+    rendered text when it gives the same ids (content markers read as text are tokenized apart from the
+    template's, so it may not), else where each token's bytes lie when the tokens' bytes, joined, are the
+    rendered text's UTF-8; else none (``offsets`` all ``[0, 0]``, ``aligned`` false).
+    """
+    rendered = tok.apply_chat_template(messages, add_generation_prompt=add_generation_prompt)
+    enc = tok.apply_chat_template(messages, add_generation_prompt=add_generation_prompt, tokenize=True,
+                                  return_dict=True, return_role_masks=True, content_special=content_special,
+                                  state_tokens=0)
+    ids = list(enc["input_ids"])
+    full = tok.encode_full(rendered, add_special=False, special="parse")
+    offsets: list[list[int]] | None = [list(o) for o in full.offsets] if list(full.ids) == ids else \
+        _byte_offsets(tok, ids, rendered)
+    aligned = offsets is not None
+    view = ids_view(tok, ids, offsets or [[0, 0] for _ in ids], [0] * len(ids))
+    view.update(text=rendered, role_masks=dict(enc["role_masks"]), aligned=aligned)
+    return view
+
+
+def _byte_offsets(tok: Tokenizer, ids: list[int], text: str) -> list[list[int]] | None:
+    """Each token's characters from where its bytes lie in `text`'s UTF-8 (a character cut between
+    tokens is in each), or None when the tokens' bytes, joined, are not that UTF-8."""
+    datas = [_token_bytes(tok, i, tok.id_to_token(i) or "") for i in ids]
+    if b"".join(datas) != text.encode("utf-8", "surrogatepass"):
+        return None
+    char_at: list[int] = []  # byte position -> the character it belongs to
+    for k, ch in enumerate(text):
+        char_at.extend([k] * len(ch.encode("utf-8", "surrogatepass")))
+    char_at.append(len(text))
+    out, pos = [], 0
+    for data in datas:
+        end = pos + len(data)
+        out.append([char_at[pos], char_at[end - 1] + 1 if data else char_at[pos]])
+        pos = end
+    return out

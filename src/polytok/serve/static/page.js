@@ -1,13 +1,22 @@
 // polytok serve: the page. Plain JavaScript, no build step, nothing loaded from elsewhere.
-// It asks the server's JSON endpoints (/api/encode, /api/compare, /api/explain) and draws the answers.
+// It asks the server's JSON endpoints (/api/encode, /api/compare, /api/explain, /api/chat) and draws the answers.
 "use strict";
 
 const FLAG = { SPECIAL: 1, BYTE: 2, PARTIAL: 4, ADDED: 8, UNK: 16 };
 const DEBOUNCE_MS = 250;
 const MAX_EXPLAIN_ROWS = 1500;
+const HOVER_HINT = "Hover a token to see its id, piece, bytes and offsets.";
+const ROLES = ["system", "user", "assistant", "tool"];
 const $ = (sel) => document.querySelector(sel);
 
-const state = { view: "tokens", models: [], seq: 0, timer: 0, controller: null, lastText: "" };
+const state = {
+  view: "tokens", models: [], seq: 0, timer: 0, controller: null,
+  messages: [
+    { role: "system", content: "You are a concise assistant." },
+    { role: "user", content: "What is a token? 🦙" },
+    { role: "assistant", content: "A piece of text the model reads as one unit." },
+  ],
+};
 
 function esc(s) {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -46,8 +55,8 @@ function fillSelect(select, models, withNone) {
   select.innerHTML = "";
   if (withNone) { select.append(new Option("(none)", "")); }
   for (const m of models) {
-    const opt = new Option(`${m.name} \u2014 ${m.format}`, m.name);
-    opt.title = `${m.source} (${m.size} ids, ${m.origin})`;
+    const opt = new Option(`${m.label} \u2014 ${m.format}`, m.name);
+    opt.title = `${m.name}\n${m.source} (${m.size} ids, ${m.origin})`;
     select.append(opt);
   }
   if (select.multiple) {
@@ -62,6 +71,18 @@ async function loadModels() {
   fillSelect($("#model-b"), data.models, true);
   fillSelect($("#model-more"), data.models, false);
   $("#roots").textContent = data.roots.length ? `roots: ${data.roots.join(", ")}` : "(no --root: only the models above)";
+  for (const id of ["#model-a", "#model-b"]) { showTitle($(id)); }
+}
+
+function labelOf(name) {
+  const m = state.models.find((x) => x.name === name);
+  return m ? m.label : name;
+}
+
+function showTitle(select) {
+  // the full path of the chosen model on hover of the closed chooser
+  const opt = select.selectedOptions[0];
+  select.title = opt ? opt.title : "";
 }
 
 function side(which) {
@@ -119,6 +140,10 @@ function tokenInfo(view, k) {
   const hex = view.bytes[k].match(/../g) || [];
   const [s, e] = view.offsets[k];
   const extra = flagNames(view.flags[k]);
+  if (view.role_masks) {
+    const roles = Object.keys(view.role_masks).filter((r) => view.role_masks[r][k]);
+    extra.push(roles.length ? `role: ${roles.join(", ")}` : "template text");
+  }
   return `#${k}  id ${view.ids[k]}  piece ${quoted(view.pieces[k])}  bytes ${hex.join(" ") || "(none)"}` +
     `  offsets [${s}, ${e})` + (extra.length ? `  \u2014 ${extra.join(", ")}` : "");
 }
@@ -126,8 +151,8 @@ function tokenInfo(view, k) {
 function paneHtml(label, view, extra) {
   const m = view.model;
   return `<div class="pane" data-side="${label}">
-    <h2><span class="name">${esc(label)}: ${esc(m.name)}</span>
-      <span class="meta">${esc(m.format)} \u00b7 special=${esc(view.special)}</span>
+    <h2><span class="name" title="${esc(m.name)}">${esc(label)}: ${esc(labelOf(m.name))}</span>
+      <span class="meta">${esc(m.format)} \u00b7 ${view.special ? `special=${esc(view.special)}` : "chat template"}</span>
       ${extra || ""}<span class="count"><span class="n">${view.count}</span> tokens</span></h2>
     <div class="spans"></div>
     <div class="ids-row"><textarea class="ids" readonly aria-label="ids ${esc(label)}"></textarea>
@@ -140,6 +165,8 @@ function fillPane(pane, view, text, marks) {
   pane.querySelector(".ids").value = `[${view.ids.join(", ")}]`;
   pane._view = view;
 }
+
+function resetHover() { $("#hover-info").textContent = HOVER_HINT; }
 
 function onHover(event) {
   const target = event.target.closest(".tok[data-k]");
@@ -225,12 +252,14 @@ function bannerHtml(data, text) {
   const stage = first.stage ? `<div>first differing stage: <b class="stage-name">${esc(first.stage)}</b>` +
     (first.stage_detail ? ` \u2014 <code>${esc(first.stage_detail)}</code>` : "") + "</div>" :
     (first.stage_detail ? `<div class="note">${esc(first.stage_detail)}</div>` : "");
-  return `${split}<div>First divergence${split ? " of the ids" : ""}: <span class="kind">${esc(first.kind || "?")}</span> at tokens
+  const head = `First divergence${split ? " of the ids" : ""}: <span class="kind">${esc(first.kind || "?")}</span> at tokens
       A[${r.a_start}:${r.a_end}] / B[${r.b_start}:${r.b_end}], text A <code>${esc(quoted(r.text_a))}</code>
-      / B <code>${esc(quoted(r.text_b))}</code></div>
-    <div>reasons: ${reasons}</div>${stage}
-    <div>A: ${windowHtml(first.window_a)}</div><div>B: ${windowHtml(first.window_b)}</div>
-    <div class="note">${counted}</div>`;
+      / B <code>${esc(quoted(r.text_b))}</code>`;
+  const detail = `<div>reasons: ${reasons}</div>${stage}
+    <div>A: ${windowHtml(first.window_a)}</div><div>B: ${windowHtml(first.window_b)}</div>`;
+  // by bytes (two vocabularies) the ids' divergence is secondary: folded away under the split difference
+  const ids = split ? `<details class="ids-detail"><summary>${head}</summary>${detail}</details>` : `<div>${head}</div>${detail}`;
+  return `${split}${ids}<div class="note">${counted}</div>`;
 }
 
 async function showCompare(text, signal, seq) {
@@ -243,7 +272,7 @@ async function showCompare(text, signal, seq) {
     panes.innerHTML = "";
     return;
   }
-  const body = { a, b, text, add_special: $("#add-special").checked, match: $("#match-bytes").checked ? "bytes" : "ids" };
+  const body = { a, b, text, add_special: $("#add-special").checked, match: $("#match").value };
   const data = await api("/api/compare", body, signal);
   if (seq !== state.seq) { return; }
   const banner = $("#divergence");
@@ -279,7 +308,8 @@ function explainHtml(ex) {
   for (const s of textSegs) {
     for (const p of s.pre_tokens) {
       if (rows++ >= MAX_EXPLAIN_ROWS) { break; }
-      pre.push(`<span class="chip" title="[${p.start}:${p.end}]">${esc(quoted(p.text))}</span>`);
+      pre.push(`<span class="chip pre" title="characters [${p.start}:${p.end}) of the text">${esc(quoted(p.text))}` +
+        `<span class="at">${p.start}\u2013${p.end}</span></span>`);
       model.push(`<tr><td><code>${esc(quoted(p.text))}</code></td><td>${p.added !== null ? `(added token ${p.added}) ` : ""}${chips(p.ids, p.pieces)}</td></tr>`);
     }
   }
@@ -291,11 +321,27 @@ function explainHtml(ex) {
     stageHtml("normalize", "2. Normalized text", norm ? `<table>${norm}</table>` : '<span class="note">no text segment</span>'),
     stageHtml("pre-tokenize", `3. Pre-tokens: ${pre.length}`, pre.join("") || '<span class="note">none</span>'),
     stageHtml("model", "4. Model: pieces = ids per pre-token", `<table>${model.join("")}</table>`),
-    stageHtml("post-process", `5. Post-processor (${ex.components.post_processor})`,
-      `before: ${chips(ex.added_before, ex.added_before.map(String))} after: ${chips(ex.added_after, ex.added_after.map(String))}`),
+    stageHtml("post-process", `5. Post-processor (${ex.components.post_processor})`, postHtml(ex)),
     stageHtml("ids", `ids (${ex.ids.length})`, `<textarea class="ids" readonly>[${ex.ids.join(", ")}]</textarea>` +
       `<div>${chips(ex.ids.slice(0, MAX_EXPLAIN_ROWS), ex.pieces)}</div>`),
   ].join("");
+}
+
+function postHtml(ex) {
+  const nb = ex.added_before.length;
+  const na = ex.added_after.length;
+  const n = ex.sequence_ids.length;
+  const added = (ids, pieces) => ids.map((id, i) =>
+    `<span class="chip special added" title="id ${id}">${esc(quoted(pieces[i]))}=${id}</span>`).join("");
+  let head;
+  if (!ex.add_special) { head = "add_special is off: the post-processor adds nothing."; }
+  else if (nb + na === 0 && ex.ids.length === n) { head = "It adds no token to this text."; }
+  else if (nb + na === 0) { head = `It changes the sequence: ${n} ids in, ${ex.ids.length} out (see the ids below).`; }
+  else { head = `It adds ${nb} token(s) before the text and ${na} after.`; }
+  const seq = nb + na ? `<div class="post-seq">${added(ex.added_before, ex.added_before_pieces)}` +
+    `<span class="chip text-run">\u2026 ${n} token(s) of the text \u2026</span>` +
+    `${added(ex.added_after, ex.added_after_pieces)}</div>` : "";
+  return `<div class="post-head">${esc(head)}</div>${seq}`;
 }
 
 async function showExplain(text, signal, seq) {
@@ -306,6 +352,102 @@ async function showExplain(text, signal, seq) {
   setStatus(`explained: ${ex.ids.length} ids`);
 }
 
+function messageHtml(m, k) {
+  const options = [...new Set([...ROLES, m.role])].map((r) =>
+    `<option value="${esc(r)}"${r === m.role ? " selected" : ""}>${esc(r)}</option>`).join("");
+  return `<div class="msg role-${esc(roleClass(m.role))}" data-k="${k}">
+    <select class="role" aria-label="role of message ${k + 1}">${options}</select>
+    <textarea class="content" rows="2" spellcheck="false" aria-label="content of message ${k + 1}">${esc(m.content)}</textarea>
+    <button type="button" class="remove" title="remove this message" aria-label="remove message ${k + 1}">\u00d7</button></div>`;
+}
+
+function roleClass(role) { return ROLES.includes(role) ? role : "other"; }
+
+function drawMessages() {
+  $("#messages").innerHTML = state.messages.map(messageHtml).join("");
+}
+
+function onMessageEdit(event) {
+  const row = event.target.closest(".msg");
+  if (!row) { return; }
+  const m = state.messages[Number(row.dataset.k)];
+  if (event.type === "input" && event.target.matches("textarea.content")) {
+    m.content = event.target.value;
+    resetHover();
+    schedule();
+  } else if (event.type === "change" && event.target.matches("select.role")) {
+    m.role = event.target.value;
+    row.className = `msg role-${roleClass(m.role)}`;
+    resetHover();
+    update();
+  }
+}
+
+function onMessageClick(event) {
+  const remove = event.target.closest(".msg button.remove");
+  if (remove) {
+    state.messages.splice(Number(remove.closest(".msg").dataset.k), 1);
+    drawMessages();
+    resetHover();
+    update();
+  }
+}
+
+function addMessage() {
+  const last = state.messages[state.messages.length - 1];
+  state.messages.push({ role: last && last.role === "user" ? "assistant" : "user", content: "" });
+  drawMessages();
+  const boxes = document.querySelectorAll("#messages textarea.content");
+  boxes[boxes.length - 1].focus();
+  update();
+}
+
+function chatSpansHtml(view) {
+  const cps = Array.from(view.text);
+  const roles = Object.keys(view.role_masks);
+  const out = [];
+  let pos = 0;
+  for (let k = 0; k < view.ids.length; k++) {
+    const [s, e] = view.offsets[k];
+    const mine = roles.filter((r) => view.role_masks[r][k]);
+    const cls = ["tok", mine.length ? `role-${roleClass(mine[0])}` : "tmpl", k % 2 ? "odd" : "even"];
+    if (view.flags[k] & FLAG.SPECIAL) { cls.push("special"); }
+    if (view.flags[k] & FLAG.PARTIAL) { cls.push("partial"); }
+    let body;
+    if (!view.aligned) { body = visible(view.pieces[k]); }
+    else if (e <= pos || s === e) { cls.push("zero"); body = "\u25cc"; }
+    else { body = visible(cps.slice(Math.max(s, pos), e).join("")); pos = e; }
+    out.push(`<span class="${cls.join(" ")}" data-k="${k}" data-role="${esc(mine.join(" "))}">${body}</span>`);
+  }
+  return out.join("");
+}
+
+async function showChat(text, signal, seq) {
+  const a = side("a");
+  const out = $("#chat-out");
+  if (!state.messages.length) {
+    out.innerHTML = '<div class="banner">Add a message to render the conversation.</div>';
+    setStatus("");
+    return;
+  }
+  const body = { model: a.model, messages: state.messages, add_generation_prompt: $("#gen-prompt").checked,
+    content_special: $("#content-parse").checked ? "parse" : "text" };
+  const view = await api("/api/chat", body, signal);
+  if (seq !== state.seq) { return; }
+  const counts = Object.entries(view.role_masks).map(([r, mask]) =>
+    `<span class="tok role-${esc(roleClass(r))}">${esc(r)} ${mask.reduce((t, x) => t + x, 0)}</span>`).join(" ");
+  const inRole = view.ids.filter((_, k) => Object.values(view.role_masks).some((mask) => mask[k])).length;
+  out.innerHTML = paneHtml("A", view, `<span class="roles">${counts}
+    <span class="tok tmpl">template ${view.count - inRole}</span></span>`);
+  const pane = out.firstElementChild;
+  pane.querySelector(".spans").innerHTML = chatSpansHtml(view);
+  pane.querySelector(".ids").value = `[${view.ids.join(", ")}]`;
+  pane._view = view;
+  if (!view.aligned) { pane.querySelector(".spans").insertAdjacentHTML("beforebegin",
+    '<div class="note pad">The tokens\' text spans are not known here: each token shows its piece.</div>'); }
+  setStatus(`chat: ${view.count} tokens in ${view.elapsed_ms} ms`);
+}
+
 // -- updating ---------------------------------------------------------------------------
 
 async function update() {
@@ -313,10 +455,11 @@ async function update() {
   if (state.controller) { state.controller.abort(); }
   state.controller = new AbortController();
   const text = $("#text").value;
+  for (const id of ["#model-a", "#model-b"]) { showTitle($(id)); }
   setStatus("\u2026");
   document.body.dataset.busy = "1";
   try {
-    const show = { tokens: showTokens, compare: showCompare, explain: showExplain }[state.view];
+    const show = { tokens: showTokens, compare: showCompare, explain: showExplain, chat: showChat }[state.view];
     await show(text, state.controller.signal, seq);
     if (seq === state.seq) { showError(""); }
   } catch (err) {
@@ -326,6 +469,11 @@ async function update() {
   }
 }
 
+function onTextInput() {
+  resetHover();  // the token under the pointer belonged to the text before
+  schedule();
+}
+
 function schedule() {
   clearTimeout(state.timer);
   state.timer = setTimeout(update, DEBOUNCE_MS);
@@ -333,10 +481,12 @@ function schedule() {
 
 function selectView(name) {
   state.view = name;
+  document.body.dataset.view = name;
+  resetHover();
   for (const b of document.querySelectorAll("#tabs button")) {
     b.setAttribute("aria-selected", String(b.dataset.view === name));
   }
-  for (const v of ["tokens", "compare", "explain"]) { $(`#view-${v}`).hidden = v !== name; }
+  for (const v of ["tokens", "compare", "explain", "chat"]) { $(`#view-${v}`).hidden = v !== name; }
   update();
 }
 
@@ -360,15 +510,23 @@ function applyQuery() {
     if (q.has(key)) { $(id).value = q.get(key); }
   }
   if (q.has("text")) { $("#text").value = q.get("text"); }
-  if (q.get("match") === "bytes") { $("#match-bytes").checked = true; }
+  if (["bytes", "ids", "auto"].includes(q.get("match"))) { $("#match").value = q.get("match"); }
   return q.get("view") || "tokens";
 }
 
 async function start() {
-  $("#text").addEventListener("input", schedule);
-  for (const id of ["#model-a", "#model-b", "#model-more", "#special-a", "#special-b", "#add-special", "#match-bytes"]) {
+  $("#text").addEventListener("input", onTextInput);
+  for (const id of ["#model-a", "#model-b", "#model-more", "#special-a", "#special-b", "#add-special", "#match",
+    "#gen-prompt", "#content-parse"]) {
     $(id).addEventListener("change", update);
   }
+  for (const id of ["#model-a", "#model-b"]) { $(id).addEventListener("change", (e) => showTitle(e.target)); }
+  $("#messages").addEventListener("input", onMessageEdit);
+  $("#messages").addEventListener("change", onMessageEdit);
+  $("#messages").addEventListener("click", onMessageClick);
+  $("#add-message").addEventListener("click", addMessage);
+  drawMessages();
+  resetHover();
   $("#tabs").addEventListener("click", (e) => { const b = e.target.closest("button"); if (b) { selectView(b.dataset.view); } });
   $("#load-form").addEventListener("submit", onLoad);
   document.addEventListener("mouseover", onHover);
