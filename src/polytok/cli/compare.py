@@ -1,15 +1,4 @@
-"""``polytok compare`` and ``polytok explain`` (hooked into `polytok.cli.main` by `add_parsers`).
-
-compare A B CORPUS...                 two tokenizers, both read by polytok
-compare A CORPUS... --ref ENGINE      polytok against ENGINE on the same file
-                                      (--ref-file PATH: ENGINE reads PATH instead)
-
-CORPUS: a text file is one text per line (the newline is not part of the text;
-empty lines are skipped), ``--whole`` takes each file as one text; a ``.jsonl``
-file is one JSON object per line, the text in ``--field`` (default ``text``).
-Exit status: 0 when every text gives the same ids, 3 when some diverge, 1 on an
-error (a missing file, an engine that is not installed), 2 on bad usage.
-"""
+"""The ``compare`` and ``explain`` subcommands: their parsers and handlers."""
 
 from __future__ import annotations
 
@@ -21,14 +10,31 @@ from ..errors import PolytokError
 
 DIVERGED = 3
 
+COMPARE_HELP = """\
+compare A B CORPUS...                 two tokenizers, both read by polytok
+compare A CORPUS... --ref ENGINE      polytok against ENGINE on the same file
+                                      (--ref-file PATH: ENGINE reads PATH instead)
+
+CORPUS: a text file is one text per line (the newline is not part of the text;
+empty lines are skipped), --whole takes each file as one text; a .jsonl file is
+one JSON object per line, the text in --field (default: text).
+Exit status: 0 when every text gives the same ids, 3 when some diverge, 1 on an
+error (a missing file, an engine that is not installed), 2 on bad usage.
+
+A and B: tokenizer files or folders, Hugging Face model names, or gpt2 (built
+in); both are required."""
+
 
 def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
     """Add the two subcommands to `sub`; returns their handlers by name."""
     from ..parity.engines import ENGINES
+    from .main import MODEL_RULE, RAW, about, examples
 
-    cmp = sub.add_parser("compare", help="compare two tokenizers (or one and a reference engine) over texts",
-                         description=(__doc__ or "").split("\n\n", 1)[-1],
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmp = sub.add_parser(
+        "compare", help="compare two tokenizers (or one and a reference engine) over texts",
+        description=COMPARE_HELP, formatter_class=RAW,
+        epilog=examples("polytok compare a/tokenizer.json b/tokenizer.json corpus.txt --explain",
+                        "polytok compare tokenizer.model corpus.jsonl --ref sentencepiece --field text"))
     cmp.add_argument("paths", nargs="+", metavar="PATH", help="A B CORPUS..., or A CORPUS... with --ref")
     cmp.add_argument("--ref", choices=ENGINES, default=None,
                      help="B is this reference engine reading A's file (or --ref-file)")
@@ -40,10 +46,15 @@ def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
     cmp.add_argument("--json", action="store_true", help="print the report as JSON")
     modes(cmp)
     loading(cmp)
-    exp = sub.add_parser("explain", help="show what each stage makes of a text")
-    exp.add_argument("model")
-    exp.add_argument("text", help="the text (- for stdin)")
-    exp.add_argument("--json", action="store_true")
+    exp = sub.add_parser(
+        "explain", help="show what each stage makes of a text", formatter_class=RAW,
+        usage="%(prog)s [options] [MODEL] TEXT",
+        description=about("Show what each stage of MODEL's pipeline (normalizer, pre-tokenizer, model, "
+                          "post-processor) makes of TEXT (- reads standard input).", MODEL_RULE),
+        epilog=examples("polytok explain \"Hello world\"                 # the built-in gpt2",
+                        "polytok explain tokenizer.json \"Hi <s>\" --special text --json"))
+    exp.add_argument("args", nargs="+", metavar="[MODEL] TEXT", help="MODEL (default: gpt2) and the text")
+    exp.add_argument("--json", action="store_true", help="print the stages as JSON")
     modes(exp)
     loading(exp)
     return {"compare": _compare, "explain": _explain}
@@ -51,10 +62,11 @@ def add_parsers(sub: Any, loading: Any, modes: Any) -> dict[str, Any]:
 
 def _explain(args: argparse.Namespace) -> int:
     from ..parity.explain import explain
-    from .main import load_model, read_text_arg
+    from .main import load_model, model_and_text, read_text_arg
 
-    tok = load_model(args.model, args.option)
-    ex = explain(tok, read_text_arg(args.text), special=args.special, add_special=not args.no_add_special)
+    model, text = model_and_text("explain", args.args)
+    tok = load_model(model, args.option)
+    ex = explain(tok, read_text_arg(text), special=args.special, add_special=not args.no_add_special)
     print(ex.to_json() if args.json else ex.render())
     return 0
 

@@ -1,15 +1,11 @@
-"""``polytok convert MODEL_DIR OUT.gguf [--pre NAME] [--base FILE.gguf]`` (hooked into `polytok.cli.main`).
-
-Writes the folder's tokenizer as llama.cpp's convert_hf_to_gguf.py would
-(`polytok.convert.converter.to_gguf`) and prints the report: the redefinitions, the
-pre-tokenizer name (and the hash it came from), the counts. Needs the extra
-``polytok[convert]`` (gguf).
-"""
+"""The ``convert`` subcommand: its parser and handler (`polytok.convert.converter.to_gguf`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from .main import RAW, about, examples
 
 __all__ = ["add_parser"]
 
@@ -17,7 +13,15 @@ __all__ = ["add_parser"]
 def add_parser(sub: Any) -> dict[str, Any]:
     """Add ``convert`` to `sub`; returns its handler by name."""
     p = sub.add_parser("convert", help="write a model folder's tokenizer as a GGUF (as llama.cpp's converter)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       formatter_class=RAW,
+                       description=about(
+                           "Write the tokenizer of MODEL_DIR (a Hugging Face model folder) to OUT.gguf as "
+                           "llama.cpp's convert_hf_to_gguf.py would, and print the report: the redefinitions, "
+                           "the pre-tokenizer name (and the hash it came from), the counts. Needs the extra "
+                           "polytok[convert] (gguf). MODEL_DIR is required."),
+                       epilog=examples("polytok convert model_dir/ tokenizer.gguf",
+                                       "polytok convert model_dir/ out.gguf --pre llama-bpe",
+                                       "polytok convert model_dir/ out.gguf --base model.gguf"))
     p.add_argument("model_dir", metavar="MODEL_DIR")
     p.add_argument("out", metavar="OUT.gguf")
     p.add_argument("--pre", default=None, metavar="NAME",

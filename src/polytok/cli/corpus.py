@@ -1,27 +1,35 @@
-"""``polytok tokenize-corpus MODEL INPUT... --out DIR`` and ``polytok verify-corpus DIR``.
+"""The ``tokenize-corpus`` and ``verify-corpus`` subcommands: their parsers and handlers.
 
-Both are hooked into `polytok.cli.main`.
-
-See `polytok.corpus` for the shard format, the manifest, ``--resume`` and the engines.
+The shard format, the manifest, ``--resume`` and the engines are `polytok.corpus`'s.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-import time
+import os
+import socket
+import threading
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
+
+from ..errors import PolytokError
+from .main import MODEL_RULE, RAW, about, examples, progress_flag
+from .progress import Progress
 
 __all__ = ["add_parsers"]
 
 
 def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any], None]) -> dict[str, Any]:
     """Add ``tokenize-corpus`` and ``verify-corpus`` to `sub`; returns their handlers by name."""
-    p = sub.add_parser("tokenize-corpus", help="tokenize text/JSONL/Parquet files into token shards",
-                       description="Tokenize INPUT files (text: one document per line; .jsonl: --field; "
-                                   ".parquet: --column) into shards and a manifest.json in --out.")
-    p.add_argument("model")
+    p = sub.add_parser(
+        "tokenize-corpus", help="tokenize text/JSONL/Parquet files into token shards", formatter_class=RAW,
+        description=about("Tokenize INPUT files (text: one document per line; .jsonl: --field; .parquet: "
+                          "--column) into shards and a manifest.json in --out.", MODEL_RULE),
+        epilog=examples("polytok tokenize-corpus gpt2 books.txt --out tokens/",
+                        "polytok tokenize-corpus tokenizer.json data/*.jsonl --out tokens/ --field text --progress",
+                        "polytok tokenize-corpus MODEL data/*.jsonl --out tokens/ --engine ray "
+                        "--ray-address ray://HEAD:10001"))
+    p.add_argument("model", metavar="MODEL")
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--field", default="text", help="the JSONL field holding the document (default: text)")
@@ -43,12 +51,18 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
     p.add_argument("--engine", choices=["local", "ray"], default="local")
     p.add_argument("--workers", type=int, default=None,
                    help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
-    p.add_argument("--ray-address", default=None,
-                   help="the Ray cluster to join (default: $RAY_ADDRESS, else a local instance)")
+    p.add_argument("--ray-address", default=None, metavar="HOST:PORT",
+                   help="the Ray cluster to join: HOST:PORT of its head, or ray://HOST:PORT for Ray Client "
+                        "(default: $RAY_ADDRESS, else a local instance); one that cannot be reached is an error")
+    progress_flag(p)
     modes(p)
     loading(p)
-    v = sub.add_parser("verify-corpus", help="re-check a tokenized corpus's counts and hashes")
-    v.add_argument("dir")
+    v = sub.add_parser(
+        "verify-corpus", help="re-check a tokenized corpus's counts and hashes", formatter_class=RAW,
+        description=about("Re-check the shards in DIR against its manifest.json, and that the tokenizer and "
+                          "the inputs are the ones it was made from."),
+        epilog=examples("polytok verify-corpus tokens/", "polytok verify-corpus tokens/ --shards-only"))
+    v.add_argument("dir", metavar="DIR")
     v.add_argument("--shards-only", action="store_true",
                    help="check the shards and manifest alone, not the tokenizer and inputs (e.g. moved away)")
     return {"tokenize-corpus": _tokenize_corpus, "verify-corpus": _verify_corpus}
@@ -56,13 +70,14 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
 
 def _tokenize_corpus(args: argparse.Namespace) -> int:
     from .. import corpus
-    from ..errors import PolytokError
     from .main import load_model, whole_documents
 
     if args.workers is not None and args.workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {args.workers}")
     if args.shard_mb <= 0:
         raise PolytokError(f"--shard-mb must be positive, not {args.shard_mb}")
+    if args.engine == "ray":
+        reachable(args.ray_address or os.environ.get("RAY_ADDRESS"))
     tok = load_model(args.model, args.option)
     whole_documents(tok, args.truncation, "tokenizing")  # the note on stderr; corpus.tokenize leaves them out
     if args.engine == "ray":  # Ray Data logs each dataset's plan and end at INFO: keep stderr for errors
@@ -70,14 +85,18 @@ def _tokenize_corpus(args: argparse.Namespace) -> int:
 
         for name in ("ray", "ray.data"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    progress = _Progress()
+    progress = Progress(_input_bytes(args.inputs), args.progress)
+
+    def shown(documents: int, tokens: int, done: int) -> None:
+        progress.set(done, f"{documents:,} documents  {tokens:,} tokens")
+
     try:
         manifest = corpus.tokenize(
             tok, args.inputs, args.out, field=args.field, column=args.column, input_format=args.input_format,
             out_format=args.out_format, shard_bytes=max(1, int(args.shard_mb * 1_000_000)),
             add_special=not args.no_add_special, special=args.special, append_eos=args.append_eos,
             on_error=args.on_error, resume=args.resume, engine=args.engine, workers=args.workers,
-            ray_address=args.ray_address, progress=progress.update if progress.enabled else None,
+            ray_address=args.ray_address, progress=shown if progress.enabled else None,
             model_name=args.model, truncation=args.truncation)
     finally:
         progress.close()
@@ -99,17 +118,42 @@ def _verify_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
-    """documents, tokens and MB/s on one stderr line, when stderr is a terminal."""
+def _input_bytes(inputs: list[str]) -> int | None:
+    """The inputs' total size (None when one cannot be read: the run names it)."""
+    try:
+        return sum(os.path.getsize(name) for name in inputs)
+    except OSError:
+        return None
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
-        self.out, self.start, self.enabled = out, time.monotonic(), out.isatty()
 
-    def update(self, documents: int, tokens: int, done: int) -> None:
-        rate = done / max(time.monotonic() - self.start, 1e-9) / 1e6
-        self.out.write(f"\r{documents:,} documents  {tokens:,} tokens  {rate:.2f} MB/s ")
-        self.out.flush()
+REACH_TIMEOUT_S = 5.0
 
-    def close(self) -> None:
-        if self.enabled:
-            self.out.write("\n")
+
+def reachable(address: str | None, timeout: float = REACH_TIMEOUT_S) -> None:
+    """Refuse, in one line, a Ray address whose head does not answer a TCP connection within
+    `timeout` seconds (Ray itself retries for minutes). ``auto``, ``local`` and None are Ray's to find."""
+    if not address or address in ("auto", "local"):
+        return
+    hostport = address.removeprefix("ray://").rstrip("/")
+    host, sep, port_text = hostport.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise PolytokError(f"--ray-address {address!r}: expected HOST:PORT or ray://HOST:PORT")
+    outcome: list[BaseException | None] = []
+
+    def connect() -> None:
+        try:
+            socket.create_connection((host, int(port_text)), timeout=timeout).close()
+            outcome.append(None)
+        except OSError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=connect, daemon=True)  # name lookup ignores the socket's timeout
+    thread.start()
+    thread.join(timeout + 0.5)
+    if not outcome:
+        raise PolytokError(f"cannot reach the Ray cluster at {address}: no answer within {timeout:g} s")
+    error = outcome[0]
+    if error is not None:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or "timed out"
+        raise PolytokError(f"cannot reach the Ray cluster at {address}: {reason}")

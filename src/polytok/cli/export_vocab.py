@@ -1,9 +1,4 @@
-"""``polytok export-vocab MODEL --format xgrammar|llguidance|outlines [--out FILE]`` (registered in `polytok.cli.main`).
-
-Writes MODEL's vocabulary as a constrained-decoding engine loads it (`polytok.vocab_export`):
-the exact bytes of every token, the control ids and the end-of-generation ids, as one JSON
-object, to standard output or FILE. docs/constrained-decoding.md shows how each engine reads it.
-"""
+"""The ``export-vocab`` subcommand: its parser and handler (`polytok.vocab_export`)."""
 
 from __future__ import annotations
 
@@ -12,11 +7,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .main import MODEL_RULE, RAW, about, examples
+
 __all__ = ["add_parser"]
 
-
-# the help text: the module notes after their first line
-_DESCRIPTION = (__doc__ or "").split("\n\n", 1)[-1]
+_DESCRIPTION = about(
+    "Write MODEL's vocabulary as a constrained-decoding engine loads it: the exact bytes of every token, the "
+    "control ids and the end-of-generation ids, as one JSON object, to standard output or FILE. "
+    "docs/constrained-decoding.md shows how each engine reads it.", MODEL_RULE)
 
 
 def add_parser(sub: Any, loading: Callable[[argparse.ArgumentParser], None]) -> dict[str, Any]:
@@ -24,8 +22,10 @@ def add_parser(sub: Any, loading: Callable[[argparse.ArgumentParser], None]) -> 
     from ..vocab_export import FORMATS
 
     p = sub.add_parser("export-vocab", help="write the vocabulary for a constrained-decoding engine",
-                       description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model")
+                       description=_DESCRIPTION, formatter_class=RAW,
+                       epilog=examples("polytok export-vocab gpt2 --format xgrammar --out vocab.json",
+                                       "polytok export-vocab tokenizer.json --format outlines --eos 2"))
+    p.add_argument("model", metavar="MODEL")
     p.add_argument("--format", dest="export_format", required=True, choices=FORMATS,
                    help="the engine whose shape to write")
     p.add_argument("--out", default=None, metavar="FILE", help="write to FILE (default: standard output)")

@@ -9,20 +9,47 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import sys
-import time
-from typing import Any, TextIO
+import textwrap
+from typing import Any
 
 from .. import __version__, kernels, load
 from ..errors import PolytokError
 from ..tokenizer import Tokenizer
 from ..tokenizer.special_controls import AllowedSpecial, restricted
+from .progress import Progress
 
 DEFAULT_MODEL = "gpt2"
+RAW = argparse.RawDescriptionHelpFormatter
+MODEL_RULE = ("MODEL: a tokenizer file or folder, a Hugging Face model name, or gpt2 (built in). It may be left "
+              "out, for the built-in gpt2, where the other arguments are a text or ids (encode, decode, explain, "
+              "inspect); commands that also read files (count, chat, compare, tokenize-corpus, export-vocab, "
+              "convert) require it; serve always offers gpt2 beside the MODELs it is given.")
+
+
+def about(*paragraphs: str) -> str:
+    """A help description: `paragraphs` wrapped to the terminal's usual width."""
+    return "\n\n".join(textwrap.fill(text, 79) for text in paragraphs)
+
+
+def examples(*lines: str) -> str:
+    """A help epilog listing example command lines."""
+    return "examples:\n" + "\n".join("  " + line for line in lines)
+
+
+def progress_flag(q: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress`` (default: shown when stderr is a terminal)."""
+    q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress line with a percentage and time left on stderr "
+                        "(default: only when stderr is a terminal)")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="polytok", description="Tokenize exactly as the reference engines do.")
+    p = argparse.ArgumentParser(
+        prog="polytok", formatter_class=RAW,
+        description=about("Tokenize exactly as the reference engines do.", MODEL_RULE),
+        epilog=examples("polytok encode \"Hello world\"", "polytok COMMAND --help"))
     p.add_argument("--version", action="version", version=f"polytok {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -46,41 +73,69 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--no-add-special", action="store_true",
                        help="do not add the post-processor's special tokens (BOS/EOS, [CLS]…)")
 
-    enc = sub.add_parser("encode", help="print the ids of a text",
-                         description="Encode TEXT (or stdin with -) with MODEL (default: the built-in gpt2).")
-    enc.add_argument("args", nargs="+", metavar="[MODEL] TEXT")
-    enc.add_argument("--tokens", action="store_true", help="print the pieces too")
+    enc = sub.add_parser(
+        "encode", help="print the ids of a text", formatter_class=RAW,
+        description=about("Encode TEXT (- reads standard input) with MODEL and print the ids on one line.", MODEL_RULE),
+        epilog=examples("polytok encode \"Hello world\"                  # the built-in gpt2",
+                        "polytok encode tokenizer.json \"Hello\" --tokens  # id, piece, the text it stands for",
+                        "echo \"Hello\" | polytok encode gpt2 - --json     # ids, tokens and offsets as JSON"))
+    enc.usage = "%(prog)s [options] [MODEL] TEXT"
+    enc.add_argument("args", nargs="+", metavar="[MODEL] TEXT", help="MODEL (default: gpt2) and the text")
+    enc.add_argument("--tokens", action="store_true",
+                     help="one token a line: id, the piece as the vocabulary spells it, and the text it stands "
+                          "for (control characters escaped, bytes of a partial character as \\xHH)")
     enc.add_argument("--json", action="store_true", help="print JSON (ids, tokens, offsets)")
     modes(enc, refuse=True, allow=True)
     loading(enc)
 
-    dec = sub.add_parser("decode", help="print the text of ids")
-    dec.add_argument("model")
-    dec.add_argument("ids", nargs="+", help="ids (or - to read them from stdin)")
+    dec = sub.add_parser(
+        "decode", help="print the text of ids", formatter_class=RAW,
+        description=about("Decode IDS with MODEL and print the text. IDS are integers separated by spaces or "
+                          "commas, a JSON list, or encode --json's object; - reads them from standard input.",
+                          "MODEL is the first argument unless it reads as ids. " + MODEL_RULE),
+        epilog=examples("polytok decode 15496 995                        # the built-in gpt2",
+                        "polytok decode tokenizer.json 1,2,3 --skip-special",
+                        "polytok encode gpt2 \"Hi\" --json | polytok decode gpt2 -"))
+    dec.usage = "%(prog)s [options] [MODEL] IDS..."
+    dec.add_argument("args", nargs="+", metavar="[MODEL] IDS", help="MODEL (default: gpt2) and the ids, or -")
     dec.add_argument("--skip-special", action="store_true", help="leave special tokens out")
     loading(dec)
 
-    cnt = sub.add_parser("count", help="count the tokens of files")
-    cnt.add_argument("model")
-    cnt.add_argument("files", nargs="+", help="files (- for stdin)")
+    cnt = sub.add_parser(
+        "count", help="count the tokens of files", formatter_class=RAW,
+        description=about("Count the tokens of each FILE, read whole (- reads standard input), and their total.",
+                          MODEL_RULE),
+        epilog=examples("polytok count gpt2 notes.txt book.txt",
+                        "polytok count tokenizer.json data/*.txt --workers 4 --progress"))
+    cnt.add_argument("model", metavar="MODEL")
+    cnt.add_argument("files", nargs="+", metavar="FILE", help="files (- for stdin)")
     cnt.add_argument("--workers", type=int, default=None,
                      help="processes to share the work (default: every core); the counts are the same")
     cnt.add_argument("--truncation", action="store_true",
                      help="apply the tokenizer file's truncation and padding, as encode does "
                           "(default: count whole documents)")
+    progress_flag(cnt)
     modes(cnt, allow=True)
     loading(cnt)
 
-    ins = sub.add_parser("inspect", help="describe a tokenizer")
-    ins.add_argument("model", nargs="?", default=DEFAULT_MODEL)
-    ins.add_argument("--json", action="store_true")
+    ins = sub.add_parser(
+        "inspect", help="describe a tokenizer", formatter_class=RAW,
+        description=about("Describe MODEL: format, pipeline, special tokens, how each mode treats them, and "
+                          "which engine (compiled or pure) runs.", MODEL_RULE),
+        epilog=examples("polytok inspect                                 # the built-in gpt2",
+                        "polytok inspect model.gguf --json"))
+    ins.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL")
+    ins.add_argument("--json", action="store_true", help="print the description as JSON")
     loading(ins)
 
-    chat = sub.add_parser("chat", help="render a conversation with the model's chat template",
-                          description="CONVERSATION is a JSON file (- for stdin): a list of messages, or an "
-                                      "object with messages and optional tools, documents.")
-    chat.add_argument("model")
-    chat.add_argument("conversation")
+    chat = sub.add_parser(
+        "chat", help="render a conversation with the model's chat template", formatter_class=RAW,
+        description=about("Render CONVERSATION, a JSON file (- for stdin): a list of messages, or an object "
+                          "with messages and optional tools, documents.", MODEL_RULE),
+        epilog=examples("polytok chat Qwen/Qwen3-0.6B conversation.json --generation-prompt",
+                        "polytok chat model_dir/ conversation.json --tokenize"))
+    chat.add_argument("model", metavar="MODEL")
+    chat.add_argument("conversation", metavar="CONVERSATION")
     chat.add_argument("--tokenize", action="store_true", help="print the ids instead of the text")
     chat.add_argument("--generation-prompt", action="store_true", help="end with an assistant turn's header")
     chat.add_argument("--template", default=None, help="the name of one of the file's named templates")
@@ -148,10 +203,15 @@ def special_arg(args: argparse.Namespace) -> Any:
     return AllowedSpecial(allowed, others="raise" if args.special == "raise" else "text")
 
 
+def model_and_text(command: str, args: list[str]) -> tuple[str, str]:
+    """MODEL (default: the built-in gpt2) and TEXT from ``[MODEL] TEXT``."""
+    if len(args) > 2:
+        raise PolytokError(f"{command} takes [MODEL] TEXT (quote the text: {len(args)} arguments given)")
+    return (args[0], args[1]) if len(args) == 2 else (DEFAULT_MODEL, args[0])
+
+
 def _encode(args: argparse.Namespace) -> int:
-    if len(args.args) > 2:
-        raise PolytokError("encode takes [MODEL] TEXT (quote the text)")
-    model, text = (args.args if len(args.args) == 2 else [DEFAULT_MODEL, args.args[0]])
+    model, text = model_and_text("encode", args.args)
     tok = load_model(model, args.option)
     add_special, special = not args.no_add_special, special_arg(args)
     if args.json or args.tokens:
@@ -160,48 +220,83 @@ def _encode(args: argparse.Namespace) -> int:
             print(json.dumps({"ids": enc.ids, "tokens": enc.tokens, "offsets": enc.offsets}, ensure_ascii=False))
         else:
             for id_, piece in zip(enc.ids, enc.tokens):
-                print(f"{id_}\t{piece!r}")
+                print(f"{id_}\t{piece!r}\t{readable(tok.token_bytes(id_))}")
         return 0
     print(" ".join(map(str, tok.encode(read_text_arg(text), add_special=add_special, special=special))))
     return 0
 
 
-def _decode(args: argparse.Namespace) -> int:
-    tok = load_model(args.model, args.option)
-    raw = sys.stdin.read().split() if args.ids == ["-"] else args.ids
-    ids = []
-    for position, item in enumerate(raw):
+def readable(data: bytes) -> str:
+    """`data` as text: valid UTF-8 as itself with control characters, backslashes and non-characters
+    escaped (``\\n``, ``\\x1b``), bytes that are not valid UTF-8 as ``\\xHH``."""
+    out = []
+    text = data.decode("utf-8", "surrogateescape")
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not part of a valid character
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+_ID_SEPARATORS = re.compile(r"[\s,]+")
+_IDS_LOOK = re.compile(r"\s*[\[{]|[\d\s,]+\Z")
+
+
+def looks_like_ids(arg: str) -> bool:
+    """Whether a first argument to ``decode`` is ids (or ``-``) rather than MODEL."""
+    return arg == "-" or bool(_IDS_LOOK.match(arg))
+
+
+def parse_ids(source: str, where: str = "") -> list[int]:
+    """Ids from text: ``1 2``, ``1,2``, a JSON list ``[1, 2]`` or ``encode --json``'s object
+    (its ``"ids"``). Errors name the item (``position N``) and `where` it came from."""
+    prefix = f"{where}: " if where else ""
+    body = source.strip()
+    if body[:1] in ("[", "{"):
         try:
+            data = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise PolytokError(f"{prefix}not JSON at line {exc.lineno} column {exc.colno} ({exc.msg})") from None
+        if isinstance(data, dict):
+            if "ids" not in data:
+                raise PolytokError(f"{prefix}a JSON object of ids needs an \"ids\" list (as encode --json prints), "
+                                   f"got keys {', '.join(map(repr, data)) or 'none'}")
+            data = data["ids"]
+        if not isinstance(data, list):
+            raise PolytokError(f"{prefix}\"ids\" must be a list of integers, not {type(data).__name__}")
+        items: list[Any] = data
+    else:
+        items = [item for item in _ID_SEPARATORS.split(body) if item]
+    ids = []
+    for position, item in enumerate(items):
+        if isinstance(item, str) and item.isascii() and item.isdigit():
             ids.append(int(item))
-        except ValueError:
-            raise PolytokError(f"position {position}: ids must be integers, not {item!r}") from None
+        elif isinstance(item, int) and not isinstance(item, bool) and item >= 0:
+            ids.append(item)
+        else:
+            shown = item if isinstance(item, str) else json.dumps(item)
+            raise PolytokError(f"{prefix}position {position}: ids are integers from 0, not {shown!r}")
+    return ids
+
+
+def _decode(args: argparse.Namespace) -> int:
+    model, rest = DEFAULT_MODEL, list(args.args)
+    if not looks_like_ids(rest[0]):
+        model = rest.pop(0)
+        if not rest:
+            raise PolytokError(f"decode: no ids after MODEL {model!r} (give ids, or - to read them from stdin)")
+    if "-" in rest and rest != ["-"]:
+        raise PolytokError("decode: - (read the ids from stdin) takes the place of all the ids")
+    ids = parse_ids(sys.stdin.read(), "stdin") if rest == ["-"] else parse_ids(" ".join(rest))
+    tok = load_model(model, args.option)
     sys.stdout.write(tok.decode(ids, skip_special=args.skip_special) + "\n")
     return 0
-
-
-class _Progress:
-    """A one-line progress meter on stderr, shown only for long work on a terminal."""
-
-    def __init__(self, total: int, out: TextIO | None = None) -> None:
-        out = out if out is not None else sys.stderr  # the stderr of the call (not of the import)
-        self.total, self.done, self.out = total, 0, out
-        self.start = self.last = time.monotonic()
-        self.enabled = out.isatty() and total > 4_000_000
-        self.update(0, 0)
-
-    def update(self, n: int, tokens: int | None = None) -> None:
-        self.done += n
-        now = time.monotonic()
-        if self.enabled and now - self.last > 0.2:
-            self.last = now
-            rate = self.done / max(now - self.start, 1e-9) / 1e6
-            counted = "" if tokens is None else f"{tokens:,} tokens  "
-            self.out.write(f"\r{100 * self.done / self.total:5.1f}%  {counted}{rate:.2f} MB/s")
-            self.out.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.out.write("\r" + " " * 60 + "\r")
 
 
 def _count(args: argparse.Namespace) -> int:
@@ -216,14 +311,16 @@ def _count(args: argparse.Namespace) -> int:
     if workers < 1:
         raise PolytokError(f"--workers must be at least 1, not {workers}")
     totals: dict[int, int] = {}
-    if workers > 1 and "-" not in args.files and parallel.can_fork():
-        totals = _count_shared(tok, args.files, sizes, add_special, special, workers)
-    else:
-        progress = _Progress(sum(sizes))
-        for index, name in enumerate(args.files):
-            text = _read_text_file(name)
-            totals[index] = len(tok.encode(text, add_special=add_special, special=special))
-            progress.update(len(text.encode("utf-8", "surrogatepass")), sum(totals.values()))
+    progress = Progress(None if "-" in args.files else sum(sizes), args.progress)
+    try:
+        if workers > 1 and "-" not in args.files and parallel.can_fork():
+            totals = _count_shared(tok, args.files, sizes, add_special, special, workers, progress)
+        else:
+            for index, name in enumerate(args.files):
+                text = _read_text_file(name)
+                totals[index] = len(tok.encode(text, add_special=add_special, special=special))
+                progress.update(len(text.encode("utf-8", "surrogatepass")), f"{sum(totals.values()):,} tokens")
+    finally:
         progress.close()
     for index, name in enumerate(args.files):
         print(f"{totals[index]}\t{name}")
@@ -246,26 +343,34 @@ def whole_documents(tok: Tokenizer, apply: bool, doing: str) -> Tokenizer:
 
 
 def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
-                  workers: int) -> dict[int, int]:
+                  workers: int, progress: Progress) -> dict[int, int]:
     """The files' counts from `workers` processes: the texts cut into shares where the pipeline
     allows it (`polytok.parallel.long_text`), else each file whole in one worker."""
     from .. import parallel
 
     if parallel.scanner_for(tok) is None and len(files) > 1:  # read by the workers, not here
-        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)))
+        return _count_files_in_pool(tok, files, sizes, add_special, special, min(workers, len(files)), progress)
     texts = [_read_text_file(name) for name in files]
-    chars = sum(map(len, texts)) or 1
-    progress = _Progress(sum(sizes))
+    chars, total = sum(map(len, texts)) or 1, sum(sizes)
+    done_chars = 0
+
+    def on_done(n: int) -> None:  # n characters more, shown as their share of the bytes
+        nonlocal done_chars
+        done_chars += n
+        progress.set(done_chars * total // chars)
+
     counts = parallel.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
-                                 on_done=lambda n: progress.update(n * sum(sizes) // chars))
-    progress.close()
+                                 on_done=on_done)
     if counts is None:  # one file, or too little text for a pool
-        counts = [len(tok.encode(text, add_special=add_special, special=special)) for text in texts]
+        counts = []
+        for text, size in zip(texts, sizes):
+            counts.append(len(tok.encode(text, add_special=add_special, special=special)))
+            progress.update(size, f"{sum(counts):,} tokens")
     return dict(enumerate(counts))
 
 
 def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add_special: bool, special: Any,
-                         workers: int) -> dict[int, int]:
+                         workers: int, progress: Progress) -> dict[int, int]:
     """Each file counted whole by one of `workers` processes (this one and forked children),
     the largest first."""
     from .. import parallel
@@ -275,7 +380,6 @@ def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add
         ids = tok.encode(text, add_special=add_special, special=special)
         return len(ids), len(text.encode("utf-8", "surrogatepass"))
 
-    progress = _Progress(sum(sizes))
     totals: dict[int, int] = {}
     order = sorted(range(len(files)), key=lambda i: -sizes[i])
     for position, ok, result in parallel.map_in_runs(count, [files[i] for i in order], workers, run_max=1):
@@ -283,8 +387,7 @@ def _count_files_in_pool(tok: Tokenizer, files: list[str], sizes: list[int], add
             count(files[order[position]])  # raises the error here, with its message
             raise PolytokError(f"{files[order[position]]}: {result}")
         totals[order[position]] = result[0]
-        progress.update(result[1], sum(totals.values()))
-    progress.close()
+        progress.update(result[1], f"{sum(totals.values()):,} tokens")
     return totals
 
 
