@@ -26,7 +26,10 @@ __all__ = ["add_parser", "exposure_note"]
 def add_parser(sub: Any, loading: Any) -> dict[str, Any]:
     """Add ``serve`` to `sub`; returns its handler by name."""
     p = sub.add_parser("serve", help="a local web page to look at tokenizations",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=(__doc__ or "").split("\n\n", 1)[-1].replace("``", ""),
+                       epilog="examples:\n  polytok serve                                  # the built-in gpt2 only\n"
+                              "  polytok serve tokenizer.json --port 0 --root ~/models",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="*", metavar="MODEL", help="tokenizer files or folders to offer")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, loopback only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
