@@ -273,9 +273,10 @@ def parse_ids(source: str, where: str = "") -> list[int]:
         items: list[Any] = data
     else:
         items = [item for item in _ID_SEPARATORS.split(body) if item]
+    from_json = body[:1] in ("[", "{")
     ids = []
     for position, item in enumerate(items):
-        if isinstance(item, str) and item.isascii() and item.isdigit():
+        if isinstance(item, str) and not from_json and item.isascii() and item.isdigit():
             ids.append(int(item))
         elif isinstance(item, int) and not isinstance(item, bool) and item >= 0:
             ids.append(item)
