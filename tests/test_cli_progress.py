@@ -1,0 +1,146 @@
+"""count's and tokenize-corpus's progress line (forced with --progress, since stderr is a pipe here),
+and tokenize-corpus refusing a Ray address that cannot be reached, in one line and without waiting."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polytok.cli.progress import Progress, render
+from polytok.formats import BUILTIN
+
+tokenizers = pytest.importorskip("tokenizers")
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+PERCENT = re.compile(r"^\s*(\d+\.\d)%")
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), **(env or {}))
+    done = subprocess.run([sys.executable, "-m", "polytok", *args], capture_output=True, env=full, timeout=60)
+    # decoded here: text mode would turn the meter's carriage returns into line ends
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def meter_lines(stderr: str) -> list[str]:
+    """The meter's successive texts (each written after a carriage return), the clearing blank left out."""
+    return [part.rstrip() for part in stderr.split("\r") if part.strip()]
+
+
+def percents(stderr: str) -> list[float]:
+    return [float(m.group(1)) for line in meter_lines(stderr) if (m := PERCENT.match(line))]
+
+
+@pytest.fixture(scope="module")
+def ref():
+    return tokenizers.Tokenizer.from_str(gzip.decompress(BUILTIN["gpt2"].read_bytes()).decode())
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> list[Path]:
+    out = []
+    for n, repeat in enumerate((3000, 1000, 6000)):
+        path = tmp_path / f"part{n}.txt"
+        path.write_text("The quick brown fox, 42 times.\n" * repeat, encoding="utf-8", newline="")
+        out.append(path)
+    return out
+
+
+def test_render_says_percent_rate_and_time_left():
+    line = render(50_000_000, 200_000_000, 10.0, "7 tokens")
+    assert line.split()[0] == "25.0%" and "50.0/200.0 MB" in line and "5.00 MB/s" in line
+    assert "ETA 0:30" in line and line.endswith("7 tokens")
+    assert "ETA 1:00:00" in render(1_000_000, 3_601_000_000, 1.0)
+    unknown = render(3_000_000, None, 1.0)
+    assert "%" not in unknown and "ETA" not in unknown and "3.0 MB" in unknown
+    assert render(300, 200, 1.0).split()[0] == "100.0%"  # an estimated total overrun
+
+
+def test_the_meter_is_off_on_a_pipe_unless_forced():
+    out = io.StringIO()
+    Progress(10, out=out).update(10)
+    assert out.getvalue() == ""
+    Progress(10, True, out=out).update(5)
+    assert PERCENT.match(out.getvalue().strip("\r")).group(1) == "50.0"
+
+
+def test_count_progress_moves_per_file_to_100(ref, files: list[Path]):
+    sizes = [p.stat().st_size for p in files]
+    done = run("count", "gpt2", *map(str, files), "--workers", "1", "--progress")
+    assert done.returncode == 0, done.stderr
+    shown = percents(done.stderr)
+    assert shown[0] == round(100 * sizes[0] / sum(sizes), 1) and shown[-1] == 100.0, shown
+    assert shown == sorted(shown)
+    assert all("MB/s" in line for line in meter_lines(done.stderr))
+    assert any("ETA" in line for line in meter_lines(done.stderr))
+    assert done.stderr.endswith("\r")  # the line is cleared before the counts
+    expected = [len(ref.encode(p.read_text(encoding="utf-8")).ids) for p in files]
+    assert [int(line.split("\t")[0]) for line in done.stdout.splitlines()] == [*expected, sum(expected)]
+
+
+@pytest.mark.parametrize("names", [[0, 1, 2], [2]])
+def test_count_progress_moves_with_several_workers(ref, files: list[Path], names: list[int]):
+    chosen = [files[i] for i in names]
+    done = run("count", "gpt2", *map(str, chosen), "--workers", "2", "--progress")
+    assert done.returncode == 0, done.stderr
+    shown = percents(done.stderr)
+    assert shown and shown[-1] == 100.0 and shown == sorted(shown), done.stderr
+    expected = [len(ref.encode(p.read_text(encoding="utf-8")).ids) for p in chosen]
+    assert [int(line.split("\t")[0]) for line in done.stdout.splitlines()][:len(chosen)] == expected
+
+
+def test_no_progress_on_a_pipe_by_default_or_when_refused(files: list[Path]):
+    for flag in ([], ["--no-progress"]):
+        done = run("count", "gpt2", str(files[0]), "--workers", "1", *flag)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_tokenize_corpus_progress(files: list[Path], tmp_path: Path):
+    done = run("tokenize-corpus", "gpt2", *map(str, files), "--out", str(tmp_path / "out"), "--shard-mb", "0.05",
+               "--workers", "1", "--progress")
+    assert done.returncode == 0, done.stderr
+    shown = percents(done.stderr)
+    assert len(shown) >= 2 and shown[-1] == 100.0 and shown == sorted(shown), done.stderr
+    assert "documents" in meter_lines(done.stderr)[-1]
+    quiet = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "out2"))
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def unused_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("address", [f"127.0.0.1:{unused_port()}", f"ray://127.0.0.1:{unused_port()}",
+                                     "no-such-host.invalid:6379", "ray://no-such-host.invalid:10001"])
+def test_an_unreachable_ray_address_fails_at_once_in_one_line(files: list[Path], tmp_path: Path, address: str):
+    """Ray itself retries an unreachable head for minutes; the subprocess's timeout would fail this test."""
+    pytest.importorskip("ray")
+    out = tmp_path / "out"
+    done = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(out), "--engine", "ray",
+               "--ray-address", address)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"polytok: error: cannot reach the Ray cluster at {address}: "), done.stderr
+    assert not out.exists()
+
+
+def test_an_unreachable_ray_address_from_the_environment(files: list[Path], tmp_path: Path):
+    pytest.importorskip("ray")
+    address = f"127.0.0.1:{unused_port()}"
+    done = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "o"), "--engine", "ray",
+               env={"RAY_ADDRESS": address})
+    assert done.returncode == 1 and f"cannot reach the Ray cluster at {address}" in done.stderr, done.stderr
+
+
+def test_a_ray_address_that_is_not_host_port(files: list[Path], tmp_path: Path):
+    done = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "o"), "--engine", "ray",
+               "--ray-address", "headnode")
+    assert done.returncode == 1 and "'headnode': expected HOST:PORT or ray://HOST:PORT" in done.stderr
