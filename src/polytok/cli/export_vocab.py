@@ -23,7 +23,7 @@ def add_parser(sub: Any, loading: Callable[[argparse.ArgumentParser], None]) -> 
 
     p = sub.add_parser("export-vocab", help="write the vocabulary for a constrained-decoding engine",
                        description=_DESCRIPTION, formatter_class=RAW,
-                       epilog=examples("polytok export-vocab gpt2 --format xgrammar --out vocab.json",
+                       epilog=examples("polytok export-vocab gpt2 --format xgrammar --eos 50256 --out vocab.json",
                                        "polytok export-vocab tokenizer.json --format outlines --eos 2"))
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--format", dest="export_format", required=True, choices=FORMATS,
