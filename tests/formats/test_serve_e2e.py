@@ -28,6 +28,7 @@ from formats.serve_support import (
     hf_ids,
     start_server,
 )
+from polytok import load
 
 TEXT = "Hello world!<|endoftext|> caf\u00e9 \U0001f999 na\u00efve\n\tcode = 12345"
 
@@ -93,7 +94,7 @@ def test_tokens_view_two_tokenizers(page: Any) -> None:
     for side, ref in (("A", hf_gpt2()), ("B", _llama3())):
         ids = hf_ids(ref, TEXT)
         pane = _pane(page, side)
-        assert pane.locator(".tok").count() == len(ids)
+        assert pane.locator(".spans .tok").count() == len(ids)
         assert pane.locator(".count .n").inner_text() == str(len(ids))
         assert _ids_of(pane) == f"[{', '.join(map(str, ids))}]"
     gpt2 = _pane(page, "A")
@@ -245,3 +246,106 @@ def test_100kb_text_stays_responsive(page: Any) -> None:
     assert _pane(page, "A").locator(".tok").count() == n
     print(f"\n100 kB pasted in the page: drawn after {elapsed:.2f} s ({n} spans; the 250 ms debounce included)")
     assert elapsed < 15
+
+
+def test_models_are_named_short_with_the_path_on_hover(browser: Any) -> None:
+    server = start_server(llama3=False)
+    tok = load(fixtures.fixture_path("llama3", "tokenizer.json").parent)
+    for name in ("/models/a/llama3", "/models/b/llama3", "/models/c/Llama-2.gguf"):
+        server.registry.add(name, tok)
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        pg.goto(server.url)
+        pg.wait_for_selector("body[data-updated]:not([data-busy])")
+        options = pg.locator("#model-a option").evaluate_all("els => els.map(o => [o.value, o.textContent, o.title])")
+        shown = {value: (text.split(" \u2014 ")[0], title.split("\n")[0]) for value, text, title in options}
+        assert shown == {"gpt2": ("gpt2", "gpt2"), "/models/a/llama3": ("a/llama3", "/models/a/llama3"),
+                         "/models/b/llama3": ("b/llama3", "/models/b/llama3"),
+                         "/models/c/Llama-2.gguf": ("Llama-2.gguf", "/models/c/Llama-2.gguf")}
+        before = pg.evaluate("document.body.dataset.updated")
+        pg.select_option("#model-a", "/models/b/llama3")
+        pg.wait_for_function("prev => document.body.dataset.updated !== prev && !document.body.dataset.busy",
+                             arg=before)
+        name = pg.locator("#token-panes .pane[data-side=A] h2 .name")
+        assert name.inner_text() == "A: b/llama3" and name.get_attribute("title") == "/models/b/llama3"
+        assert (pg.locator("#model-a").get_attribute("title") or "").startswith("/models/b/llama3")
+    finally:
+        pg.close()
+        server.shutdown()
+        server.server_close()
+
+
+NARROW = 380
+
+
+@pytest.mark.parametrize("view", ["tokens", "compare", "explain", "chat"])
+def test_narrow_window_does_not_overflow(browser: Any, url: str, view: str) -> None:
+    pg = browser.new_page(viewport={"width": NARROW, "height": 800})
+    try:
+        pg.goto(url)
+        pg.wait_for_selector("body[data-updated]:not([data-busy])")
+        pg.fill("#load-path", "llama3")  # a folder with a chat template, as tokenizer A
+        _act(pg, lambda: pg.click("#load-form button"))
+        pg.select_option("#model-b", "gpt2")
+        _act(pg, lambda: pg.click(f"#tabs button[data-view={view}]"))
+        box = "#messages .msg >> nth=1 >> .content" if view == "chat" else "#text"
+        _act(pg, lambda: pg.fill(box, TEXT + " " + "x" * 300))  # an unbroken run must wrap, not widen the page
+        assert pg.evaluate("document.documentElement.scrollWidth") <= pg.evaluate("innerWidth") == NARROW
+        # the controls wrap: each one lies inside the window
+        right = pg.locator("#controls fieldset:visible, #controls select:visible, #tabs button").evaluate_all(
+            "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")
+        assert right <= NARROW
+        box = pg.locator("main .view:not([hidden])").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= NARROW
+    finally:
+        pg.close()
+
+
+def _user_text(pane: Any) -> str:
+    return "".join(pane.locator(".spans .tok.role-user:not(.zero)").all_inner_texts())
+
+
+def test_chat_view(page: Any) -> None:
+    transformers = pytest.importorskip("transformers")
+    folder = str(fixtures.fixture_path("llama3", "tokenizer.json").parent)
+    ref = transformers.AutoTokenizer.from_pretrained(folder)
+    page.fill("#load-path", "llama3")
+    _act(page, lambda: page.click("#load-form button"))
+    _act(page, lambda: page.click("#tabs button[data-view=chat]"))
+    assert not page.locator("#text").is_visible()
+    messages = page.evaluate("[...document.querySelectorAll('#messages .msg')].map(m => "
+                             "({role: m.querySelector('.role').value, content: m.querySelector('.content').value}))")
+    pane = page.locator("#chat-out .pane")
+
+    def expect(msgs: list[dict[str, str]]) -> None:
+        ids = list(ref.apply_chat_template(msgs, tokenize=True, return_dict=True)["input_ids"])
+        assert pane.locator(".ids").input_value() == f"[{', '.join(map(str, ids))}]"
+        assert pane.locator(".spans .tok").count() == len(ids)
+        for role in {m["role"] for m in msgs}:  # each role's spans show its messages' text
+            shown = "".join(pane.locator(f".spans .tok.role-{role}:not(.zero)").all_inner_texts())
+            assert shown.replace("\u21b5", "") == "".join(m["content"] for m in msgs if m["role"] == role)
+        assert "<|start_header_id|>" in pane.locator(".spans .tok.tmpl").all_inner_texts()
+
+    expect(messages)
+    # edit a message
+    _act(page, lambda: page.locator("#messages .msg").nth(1).locator(".content").fill("Hi there, llama"))
+    messages[1]["content"] = "Hi there, llama"
+    expect(messages)
+    assert _user_text(pane) == "Hi there, llama"
+    # add one (a user turn after the assistant), then remove the system message
+    _act(page, lambda: page.click("#add-message"))
+    _act(page, lambda: page.locator("#messages .msg").nth(3).locator(".content").fill("And a byte?"))
+    messages.append({"role": "user", "content": "And a byte?"})
+    expect(messages)
+    _act(page, lambda: page.locator("#messages .msg").nth(0).locator(".remove").click())
+    del messages[0]
+    expect(messages)
+    # a role changed
+    _act(page, lambda: page.locator("#messages .msg").nth(2).locator(".role").select_option("assistant"))
+    messages[2]["role"] = "assistant"
+    expect(messages)
+    # hovering a token names its role
+    pane.locator(".spans .tok.role-user").first.hover()
+    assert "role: user" in page.locator("#hover-info").inner_text()
+    pane.locator(".spans .tok.tmpl").first.hover()
+    assert "template text" in page.locator("#hover-info").inner_text()
