@@ -20,10 +20,10 @@ SRC = str(Path(__file__).resolve().parent.parent / "src")
 TEXT = "Héllo wörld, 😀 again\tand\x1b!"
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "polytok", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=120)
+                          text=True, env=env, timeout=120, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,7 @@ def test_decode_reads_encode_json_through_a_pipe(ref):
 
 @pytest.mark.parametrize("args, named", [
     (["gpt2", "15496", "x1"], ["position 1", "'x1'"]),
+    (["1x", "995"], ["position 0", "'1x'"]),
     (["gpt2", "15496,,995,abc"], ["position 2", "'abc'"]),
     (["[15496, 995, -3]"], ["position 2", "'-3'"]),
     (["[15496, 2.5]"], ["position 1", "'2.5'"]),
@@ -85,6 +86,11 @@ def test_decode_reads_encode_json_through_a_pipe(ref):
 ])
 def test_decode_refuses_bad_ids_naming_the_item(args: list[str], named: list[str]):
     one_line_error(run("decode", *args), *named)
+
+
+def test_decode_model_named_like_ids_is_a_model_when_it_exists(ref, tmp_path: Path):
+    (tmp_path / "2024.json").write_bytes(gzip.decompress(BUILTIN["gpt2"].read_bytes()))
+    assert ok(run("decode", "2024.json", "15496", "995", cwd=tmp_path)) == ref.decode([15496, 995]) + "\n"
 
 
 def test_decode_from_stdin_names_stdin_and_the_item():

@@ -92,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
         "decode", help="print the text of ids", formatter_class=RAW,
         description=about("Decode IDS with MODEL and print the text. IDS are integers separated by spaces or "
                           "commas, a JSON list, or encode --json's object; - reads them from standard input.",
-                          "MODEL is the first argument unless it reads as ids. " + MODEL_RULE),
+                          "The first argument is ids when it begins with a digit, [ or { and is neither an "
+                          "existing path nor a name with a /; else it is MODEL. " + MODEL_RULE),
         epilog=examples("polytok decode 15496 995                        # the built-in gpt2",
                         "polytok decode tokenizer.json 1,2,3 --skip-special",
                         "polytok encode gpt2 \"Hi\" --json | polytok decode gpt2 -"))
@@ -245,12 +246,13 @@ def readable(data: bytes) -> str:
 
 
 _ID_SEPARATORS = re.compile(r"[\s,]+")
-_IDS_LOOK = re.compile(r"\s*[\[{]|[\d\s,]+\Z")
-
-
 def looks_like_ids(arg: str) -> bool:
-    """Whether a first argument to ``decode`` is ids (or ``-``) rather than MODEL."""
-    return arg == "-" or bool(_IDS_LOOK.match(arg))
+    """Whether a first argument to ``decode`` is ids (or ``-``) rather than MODEL: it begins with a
+    digit, ``[`` or ``{``, and is neither an existing path nor a name with a ``/``."""
+    head = arg.lstrip()[:1]
+    if arg == "-" or head in ("[", "{"):
+        return True
+    return head.isdigit() and "/" not in arg and not os.path.exists(arg)
 
 
 def parse_ids(source: str, where: str = "") -> list[int]:
