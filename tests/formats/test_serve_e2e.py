@@ -349,3 +349,6 @@ def test_chat_view(page: Any) -> None:
     assert "role: user" in page.locator("#hover-info").inner_text()
     pane.locator(".spans .tok.tmpl").first.hover()
     assert "template text" in page.locator("#hover-info").inner_text()
+    # a tokenizer without a chat template: said, with what to choose instead
+    _act(page, lambda: page.select_option("#model-a", "gpt2"))
+    assert "no chat template" in page.locator("#error").inner_text() and pane.count() == 0

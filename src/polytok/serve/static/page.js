@@ -432,7 +432,15 @@ async function showChat(text, signal, seq) {
   }
   const body = { model: a.model, messages: state.messages, add_generation_prompt: $("#gen-prompt").checked,
     content_special: $("#content-parse").checked ? "parse" : "text" };
-  const view = await api("/api/chat", body, signal);
+  let view;
+  try { view = await api("/api/chat", body, signal); } catch (err) {
+    if (seq === state.seq && err.name !== "AbortError") { out.innerHTML = ""; }
+    if (/no chat template/.test(err.message)) {
+      throw new Error(`${err.message}\nChoose as tokenizer A a model that has one: a folder with tokenizer_config.json ` +
+        "or chat_template.jinja beside its tokenizer.json, or a GGUF that holds one.");
+    }
+    throw err;
+  }
   if (seq !== state.seq) { return; }
   const counts = Object.entries(view.role_masks).map(([r, mask]) =>
     `<span class="tok role-${esc(roleClass(r))}">${esc(r)} ${mask.reduce((t, x) => t + x, 0)}</span>`).join(" ");
