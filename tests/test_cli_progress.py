@@ -19,7 +19,7 @@ from polytok.formats import BUILTIN
 
 tokenizers = pytest.importorskip("tokenizers")
 SRC = str(Path(__file__).resolve().parent.parent / "src")
-PERCENT = re.compile(r"^\s*(\d+\.\d)%")
+PERCENT = re.compile(r"(?:^|  )(\d+\.\d)%  ")
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,7 +35,7 @@ def meter_lines(stderr: str) -> list[str]:
 
 
 def percents(stderr: str) -> list[float]:
-    return [float(m.group(1)) for line in meter_lines(stderr) if (m := PERCENT.match(line))]
+    return [float(m.group(1)) for line in meter_lines(stderr) if (m := PERCENT.search(line))]
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +55,12 @@ def files(tmp_path: Path) -> list[Path]:
 
 def test_render_says_percent_rate_and_time_left():
     line = render(50_000_000, 200_000_000, 10.0, "7 tokens")
-    assert line.split()[0] == "25.0%" and "50.0/200.0 MB" in line and "5.00 MB/s" in line
-    assert "ETA 0:30" in line and line.endswith("7 tokens")
+    assert line.startswith("7 tokens  25.0%  50.0/200.0 MB  5.00 MB/s  ETA 0:30"), line
     assert "ETA 1:00:00" in render(1_000_000, 3_601_000_000, 1.0)
     unknown = render(3_000_000, None, 1.0)
     assert "%" not in unknown and "ETA" not in unknown and "3.0 MB" in unknown
     assert render(300, 200, 1.0).split()[0] == "100.0%"  # an estimated total overrun
+    assert render(200, 200, 1.0).endswith("MB/s")  # no time left shown at the end
 
 
 def test_the_meter_is_off_on_a_pipe_unless_forced():
@@ -68,7 +68,7 @@ def test_the_meter_is_off_on_a_pipe_unless_forced():
     Progress(10, out=out).update(10)
     assert out.getvalue() == ""
     Progress(10, True, out=out).update(5)
-    assert PERCENT.match(out.getvalue().strip("\r")).group(1) == "50.0"
+    assert out.getvalue().startswith("\r50.0%  "), out.getvalue()
 
 
 def test_count_progress_moves_per_file_to_100(ref, files: list[Path]):
@@ -78,7 +78,7 @@ def test_count_progress_moves_per_file_to_100(ref, files: list[Path]):
     shown = percents(done.stderr)
     assert shown[0] == round(100 * sizes[0] / sum(sizes), 1) and shown[-1] == 100.0, shown
     assert shown == sorted(shown)
-    assert all("MB/s" in line for line in meter_lines(done.stderr))
+    assert all("MB/s" in line and " tokens  " in line for line in meter_lines(done.stderr))
     assert any("ETA" in line for line in meter_lines(done.stderr))
     assert done.stderr.endswith("\r")  # the line is cleared before the counts
     expected = [len(ref.encode(p.read_text(encoding="utf-8")).ids) for p in files]
@@ -109,6 +109,7 @@ def test_tokenize_corpus_progress(files: list[Path], tmp_path: Path):
     shown = percents(done.stderr)
     assert len(shown) >= 2 and shown[-1] == 100.0 and shown == sorted(shown), done.stderr
     assert "documents" in meter_lines(done.stderr)[-1]
+    assert re.search(r"^[\d,]+ documents  [\d,]+ tokens  ", meter_lines(done.stderr)[-1])
     quiet = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "out2"))
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 

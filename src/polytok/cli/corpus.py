@@ -10,7 +10,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 from ..errors import PolytokError
 from .main import MODEL_RULE, RAW, about, examples, progress_flag
@@ -85,18 +85,14 @@ def _tokenize_corpus(args: argparse.Namespace) -> int:
 
         for name in ("ray", "ray.data"):
             logging.getLogger(name).setLevel(logging.WARNING)
-    progress = Progress(_input_bytes(args.inputs), args.progress)
-
-    def shown(documents: int, tokens: int, done: int) -> None:
-        progress.set(done, f"{documents:,} documents  {tokens:,} tokens")
-
+    progress = _Progress(total=_input_bytes(args.inputs), enabled=args.progress)
     try:
         manifest = corpus.tokenize(
             tok, args.inputs, args.out, field=args.field, column=args.column, input_format=args.input_format,
             out_format=args.out_format, shard_bytes=max(1, int(args.shard_mb * 1_000_000)),
             add_special=not args.no_add_special, special=args.special, append_eos=args.append_eos,
             on_error=args.on_error, resume=args.resume, engine=args.engine, workers=args.workers,
-            ray_address=args.ray_address, progress=shown if progress.enabled else None,
+            ray_address=args.ray_address, progress=progress.update if progress.enabled else None,
             model_name=args.model, truncation=args.truncation)
     finally:
         progress.close()
@@ -116,6 +112,20 @@ def _verify_corpus(args: argparse.Namespace) -> int:
     print(f"ok: {len(manifest['shards'])} shards, {manifest['documents']} documents, {manifest['tokens']} tokens, "
           f"{manifest['bad_records']} bad records listed; {checked}{note}")
     return 0
+
+
+class _Progress:
+    """tokenize-corpus's meter: documents and tokens, then the input bytes' percentage, rate and time left."""
+
+    def __init__(self, out: TextIO | None = None, total: int | None = None, enabled: bool | None = None) -> None:
+        self.meter = Progress(total, enabled, out)
+        self.enabled = self.meter.enabled
+
+    def update(self, documents: int, tokens: int, done: int) -> None:
+        self.meter.set(done, f"{documents:,} documents  {tokens:,} tokens")
+
+    def close(self) -> None:
+        self.meter.close()
 
 
 def _input_bytes(inputs: list[str]) -> int | None:

@@ -17,20 +17,18 @@ def percent(done: int, total: int) -> float:
 
 
 def render(done: int, total: int | None, elapsed: float, counted: str = "") -> str:
-    """The meter's text: ``42.0%  12.6/30.0 MB  3.10 MB/s  ETA 0:06  <counted>``, without a
+    """The meter's text: ``<counted>  42.0%  12.6/30.0 MB  3.10 MB/s  ETA 0:06``, without a
     percentage or ETA when `total` is unknown (None or 0)."""
     rate = done / max(elapsed, 1e-9)
-    parts = []
+    parts = [counted] if counted else []
     if total:
-        parts.append(f"{percent(done, total):5.1f}%")
+        parts.append(f"{percent(done, total):.1f}%")
         parts.append(f"{done / 1e6:.1f}/{total / 1e6:.1f} MB")
     else:
         parts.append(f"{done / 1e6:.1f} MB")
     parts.append(f"{rate / 1e6:.2f} MB/s")
     if total and done and done < total:
         parts.append("ETA " + _clock((total - done) / max(rate, 1e-9)))
-    if counted:
-        parts.append(counted)
     return "  ".join(parts)
 
 
@@ -52,6 +50,7 @@ class Progress:
         self.start = time.monotonic()
         self.last = -interval
         self.width = 0
+        self.counted, self.drawn = "", True
 
     def update(self, n: int, counted: str = "") -> None:
         """`n` more bytes done; `counted` (e.g. ``"1,234 tokens"``) is shown after the rate."""
@@ -59,12 +58,16 @@ class Progress:
 
     def set(self, done: int, counted: str = "") -> None:
         """`done` bytes done in all (shown at most every `interval` seconds, and when all is done)."""
-        self.done = done
+        self.done, self.counted, self.drawn = done, counted, False
         now = time.monotonic()
         finished = self.total is not None and done >= self.total
         if self.enabled and (finished or now - self.last >= self.interval):
             self.last = now
-            self._write(render(done, self.total, now - self.start, counted))
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        self._write(render(self.done, self.total, now - self.start, self.counted))
+        self.drawn = True
 
     def _write(self, line: str) -> None:
         pad = " " * max(0, self.width - len(line))
@@ -73,7 +76,9 @@ class Progress:
         self.out.flush()
 
     def close(self) -> None:
-        """Clear the line."""
+        """Draw the last state if it was skipped, then clear the line."""
+        if self.enabled and not self.drawn:
+            self._draw(time.monotonic())
         if self.enabled and self.width:
             self.out.write("\r" + " " * self.width + "\r")
             self.out.flush()
