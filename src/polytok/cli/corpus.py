@@ -49,7 +49,7 @@ def add_parsers(sub: Any, loading: Callable[[Any], None], modes: Callable[[Any],
                    help="apply the tokenizer file's truncation and padding, as encode does "
                         "(default: tokenize whole documents)")
     p.add_argument("--engine", choices=["local", "ray"], default="local")
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes or Ray actors (default: every core, or every CPU of the Ray cluster)")
     p.add_argument("--ray-address", default=None, metavar="HOST:PORT",
                    help="the Ray cluster to join: HOST:PORT of its head, or ray://HOST:PORT for Ray Client "

@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
                         "polytok count tokenizer.json data/*.txt --workers 4 --progress"))
     cnt.add_argument("model", metavar="MODEL")
     cnt.add_argument("files", nargs="+", metavar="FILE", help="files (- for stdin)")
-    cnt.add_argument("--workers", type=int, default=None,
+    cnt.add_argument("--workers", type=int, default=None, metavar="N",
                      help="processes to share the work (default: every core); the counts are the same")
     cnt.add_argument("--truncation", action="store_true",
                      help="apply the tokenizer file's truncation and padding, as encode does "
