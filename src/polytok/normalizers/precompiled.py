@@ -327,6 +327,10 @@ class Precompiled(NormalizerBase):
         time it is asked for (`_kernel`), not at load."""
         self.__dict__.pop("_kernel", None)
         self._compiled_path = not forced_pure()
+        if not self._compiled_path and self.charsmap is not None:
+            # the pure walk reads the units and the pool on every text: unpacked with the load
+            self.charsmap.units  # noqa: B018
+            self.charsmap.pool  # noqa: B018
 
     def __getattr__(self, name: str) -> Any:
         # only reached while `_kernel` is unset: made once, then an ordinary attribute
