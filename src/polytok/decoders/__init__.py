@@ -14,6 +14,7 @@ Two levels, as in the references:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .._config import as_object, join
@@ -72,6 +73,39 @@ def from_config(d: Any, path: str = "decoder") -> Decoder:
     if cls is None:
         raise FormatError(f"unknown decoder type {kind!r}", key=join(path, "type"))
     return cls.from_config(d, path)  # type: ignore[no-any-return]
+
+
+class DeferredDecoder:
+    """An `IdsDecoder` made the first time it is used: a load that never decodes neither
+    imports nor builds it (the `.model` reader's `SentencePieceDetokenizer`). Every member is
+    the made decoder's (`IdsDecoder`'s); it pickles and copies as the made decoder."""
+
+    def __init__(self, make: Callable[[], IdsDecoder]) -> None:
+        self._make = make
+
+    def made(self) -> IdsDecoder:
+        """The decoder, made now if it is not yet (two threads may both make it: the same one)."""
+        found = self.__dict__.get("_made")
+        if found is None:
+            found = self.__dict__["_made"] = self._make()
+        return found
+
+    def decode(self, ids: list[int], *, skip_special: bool) -> str:
+        return self.made().decode(ids, skip_special=skip_special)
+
+    def token_bytes(self, id: int) -> bytes:
+        return self.made().token_bytes(id)
+
+    @property
+    def clean_spaces(self) -> bool:
+        return self.made().clean_spaces
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_same, (self.made(),))
+
+
+def _same(decoder: IdsDecoder) -> IdsDecoder:
+    return decoder
 
 
 from .bpe_decoder import BPEDecoder  # noqa: E402

@@ -18,6 +18,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from .. import kernels
+from ..decoders import DeferredDecoder
 from ..errors import FormatError
 from ..facts import FormatFacts, eos_ends, named_ids
 from ..special import AddedToken, SpecialTokens
@@ -57,7 +58,8 @@ def build_tokenizer(proto: ModelProto) -> Tokenizer:
     controls = [AddedToken(proto.pieces[i], special=True, normalized=False) for i in odd
                 if proto.types[i] == CONTROL]
     return Tokenizer(model, normalizer=_normalizer(proto, proto.normalizer_spec, "normalizer_spec", odd),
-                     pre_tokenizer=pre_tokenizer, added_tokens=controls, decoder=_detokenizer(proto),
+                     pre_tokenizer=pre_tokenizer, added_tokens=controls,
+                     decoder=DeferredDecoder(lambda: _detokenizer(proto)),
                      facts=FormatFacts(format="sentencepiece", source=proto.file, files=(proto.file,),
                                        named_tokens=named, eog_ids=eos_ends(named),
                                        default_special=SpecialTokens.AS_TEXT,
