@@ -151,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     _COMMANDS.update(add_corpus_parsers(sub, loading, modes))
     from .export_vocab import add_parser as add_export_vocab
     _COMMANDS.update(add_export_vocab(sub, loading))
+    from .doctor import add_parser as add_doctor
+    _COMMANDS.update(add_doctor(sub))
     return p
 
 
