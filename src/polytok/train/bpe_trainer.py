@@ -1,0 +1,240 @@
+"""BPE training as HF's ``BpeTrainer`` does it (tokenizers/src/models/bpe/trainer.rs,
+with the word merge of tokenizers/src/models/bpe/word.rs).
+
+The vocabulary is built in HF's order: special tokens, then the alphabet (by code point),
+then the characters as they appear in words when a prefix or suffix makes new pieces of
+them, then one piece per merge. Merges come from a max-heap of pair counts, refreshed
+lazily: the pair with the highest count wins, ties go to the smaller pair of ids. A heap
+entry carries the words it was counted in; merging it touches only those words.
+
+Where HF depends on hash-map order this trainer fixes one order HF can take:
+
+- the words are visited in code-point order (`word_counts.canonical`), which decides the
+  ids of prefixed/suffixed characters;
+- ``limit_alphabet`` drops the rarest characters and, among equally rare ones, the
+  smaller code points first.
+
+With neither prefix, suffix nor a tie at the alphabet limit, HF has one result and this
+is it.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .word_counts import canonical
+
+Pair = tuple[int, int]
+
+#: no limit on a merged piece's length (HF's ``usize::MAX``)
+_NO_LIMIT = 1 << 62
+
+
+@dataclass(frozen=True)
+class BpeResult:
+    """What a BPE training run makes: the vocabulary (piece → id, in id order) and the merges."""
+
+    vocab: dict[str, int]
+    merges: list[tuple[str, str]]
+    continuing_subword_prefix: str | None = None
+    end_of_word_suffix: str | None = None
+
+
+@dataclass
+class BpeTrainer:
+    """The options of HF's ``BpeTrainer``, with its defaults. ``show_progress`` is accepted and ignored."""
+
+    vocab_size: int = 30000
+    min_frequency: int = 0
+    special_tokens: list[str] = field(default_factory=list)
+    limit_alphabet: int | None = None
+    initial_alphabet: list[str] = field(default_factory=list)
+    continuing_subword_prefix: str | None = None
+    end_of_word_suffix: str | None = None
+    max_token_length: int | None = None
+    show_progress: bool = False
+
+    def train(self, counts: dict[str, int]) -> BpeResult:
+        """Train on a word table (`word_counts.count_words`)."""
+        return train_bpe(counts, self)
+
+
+def initial_chars(alphabet: Iterable[str]) -> set[str]:
+    """HF's ``initial_alphabet``: the first character of each string given."""
+    return {s[0] for s in alphabet if s}
+
+
+def compute_alphabet(words: list[tuple[str, int]], initial: set[str], limit: int | None) -> list[str]:
+    """The characters kept as the base vocabulary, in code-point order.
+
+    Each character weighs the number of times it occurs; those of `initial` weigh more than
+    any. With a `limit`, the lightest are dropped (ties: smaller code point first).
+    """
+    weight: dict[str, int] = {}
+    for word, count in words:
+        for ch in word:
+            weight[ch] = weight.get(ch, 0) + count
+    for ch in initial:
+        weight[ch] = _NO_LIMIT
+    kept = list(weight)
+    if limit is not None and len(kept) > limit:
+        kept.sort(key=lambda ch: (weight[ch], ch))
+        kept = kept[len(kept) - limit:]
+    kept.sort()
+    return kept
+
+
+class _Vocab:
+    """Piece ↔ id, growing in insertion order."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.pieces: list[str] = []
+
+    def add(self, piece: str) -> int:
+        found = self.ids.get(piece)
+        if found is None:
+            found = self.ids[piece] = len(self.pieces)
+            self.pieces.append(piece)
+        return found
+
+
+def _split_words(words: list[tuple[str, int]], vocab: _Vocab, prefix: str | None,
+                 suffix: str | None) -> list[list[int]]:
+    """Each word as the ids of its characters; characters outside the vocabulary are left out."""
+    out: list[list[int]] = []
+    ids = vocab.ids
+    for word, _ in words:
+        symbols: list[int] = []
+        last = len(word) - 1
+        for i, ch in enumerate(word):
+            if ch not in ids:
+                continue
+            if prefix is not None and i > 0:
+                ch = prefix + ch
+            if suffix is not None and i == last:
+                ch = ch + suffix
+            symbols.append(vocab.add(ch))
+        out.append(symbols)
+    return out
+
+
+def _merge_word(symbols: list[int], lengths: list[int] | None, a: int, b: int, new: int,
+                max_length: int) -> list[tuple[Pair, int]]:
+    """Replace each ``a b`` in `symbols` by `new`, left to right; the pair-count changes.
+
+    A pair formed with the new piece is counted only when its length (in characters) stays
+    under `max_length`, as word.rs's ``merge`` counts it.
+    """
+    changes: list[tuple[Pair, int]] = []
+    i = 0
+    while i < len(symbols) - 1:
+        if symbols[i] == a and symbols[i + 1] == b:
+            new_len = lengths[i] + lengths[i + 1] if lengths is not None else 0
+            if i > 0:
+                before = symbols[i - 1]
+                changes.append(((before, a), -1))
+                if lengths is None or lengths[i - 1] + new_len < max_length:
+                    changes.append(((before, new), 1))
+            symbols[i:i + 2] = [new]
+            if lengths is not None:
+                lengths[i:i + 2] = [new_len]
+            if i < len(symbols) - 1:
+                after = symbols[i + 1]
+                changes.append(((b, after), -1))
+                if lengths is None or lengths[i + 1] + new_len < max_length:
+                    changes.append(((new, after), 1))
+        i += 1
+    return changes
+
+
+def train_bpe(counts: dict[str, int], options: BpeTrainer) -> BpeResult:
+    """HF's ``BpeTrainer.do_train`` on `counts`, its words in code-point order."""
+    return train_bpe_words(canonical(counts), options)
+
+
+def train_bpe_words(words: list[tuple[str, int]], options: BpeTrainer) -> BpeResult:
+    """HF's ``BpeTrainer.do_train`` on ``(word, count)`` pairs visited in the order given
+    (HF's is its hash map's; the order matters only for prefixed and suffixed pieces)."""
+    vocab = _Vocab()
+    for token in options.special_tokens:
+        vocab.add(token)
+    for ch in compute_alphabet(words, initial_chars(options.initial_alphabet), options.limit_alphabet):
+        vocab.add(ch)
+    prefix, suffix = options.continuing_subword_prefix, options.end_of_word_suffix
+    symbols = _split_words(words, vocab, prefix, suffix)
+    weights = [count for _, count in words]
+    max_length = options.max_token_length if options.max_token_length is not None else _NO_LIMIT
+    lengths = [[1] * len(s) for s in symbols] if options.max_token_length is not None else None
+
+    pair_counts: dict[Pair, int] = {}
+    where: dict[Pair, set[int]] = {}
+    for w, syms in enumerate(symbols):
+        count = weights[w]
+        for pair in zip(syms, syms[1:]):
+            pair_counts[pair] = pair_counts.get(pair, 0) + count
+            found = where.get(pair)
+            if found is None:
+                where[pair] = {w}
+            else:
+                found.add(w)
+
+    # entries: (-count, first id, second id, push number, words); the push number only
+    # keeps equal entries (same pair, same count) from comparing their sets
+    heap: list[tuple[int, int, int, int, set[int]]] = []
+    pushed = 0
+    for pair, pos in where.items():
+        if pair_counts[pair] > 0:
+            heap.append((-pair_counts[pair], pair[0], pair[1], pushed, pos))
+            pushed += 1
+    heapq.heapify(heap)
+
+    merges: list[tuple[Pair, int]] = []
+    pieces, ids = vocab.pieces, vocab.ids
+    min_frequency, vocab_size = options.min_frequency, options.vocab_size
+    while len(ids) < vocab_size and heap:
+        neg, a, b, _, pos = heapq.heappop(heap)
+        current = pair_counts[(a, b)]
+        if -neg != current:
+            heapq.heappush(heap, (-current, a, b, pushed, pos))
+            pushed += 1
+            continue
+        if current < 1 or min_frequency > current:
+            break
+        right = pieces[b]
+        if prefix is not None and right.startswith(prefix):
+            right = right[len(prefix):]
+        new = vocab.add(pieces[a] + right)
+        merges.append(((a, b), new))
+
+        fresh: dict[Pair, set[int]] = {}
+        for w in pos:
+            count = weights[w]
+            for pair, change in _merge_word(symbols[w], lengths[w] if lengths is not None else None,
+                                            a, b, new, max_length):
+                pair_counts[pair] = pair_counts.get(pair, 0) + change * count
+                if change > 0:
+                    found = fresh.get(pair)
+                    if found is None:
+                        fresh[pair] = {w}
+                    else:
+                        found.add(w)
+        for pair, fresh_pos in fresh.items():
+            count = pair_counts[pair]
+            if count > 0:
+                heapq.heappush(heap, (-count, pair[0], pair[1], pushed, fresh_pos))
+                pushed += 1
+
+    return BpeResult(vocab=dict(ids), merges=_ranked_merges(merges, pieces),
+                     continuing_subword_prefix=prefix, end_of_word_suffix=suffix)
+
+
+def _ranked_merges(merges: list[tuple[Pair, int]], pieces: list[str]) -> list[tuple[str, str]]:
+    """The merges in rank order, a pair merged twice at its later rank (HF keeps them in a map)."""
+    rank: dict[Pair, int] = {}
+    for i, (pair, _) in enumerate(merges):
+        rank[pair] = i
+    ordered = sorted(rank, key=rank.__getitem__)
+    return [(pieces[a], pieces[b]) for a, b in ordered]
