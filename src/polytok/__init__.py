@@ -7,7 +7,10 @@ exactly as that format's reference engine does.
     [15496, 995]
 """
 
+from typing import Any
+
 from . import kernels as _kernel_path
+from . import train as _train_package  # noqa: F401  (first, so that polytok.train is the function below)
 from .chat.state_tokens import insert_state_tokens as insert_state_tokens
 from .encoding import Encoding as Encoding
 from .errors import ChatTemplateError as ChatTemplateError
@@ -32,6 +35,13 @@ from .truncation import Truncation as Truncation
 __version__ = "0.1.0"
 
 
+def train(texts: Any, pipeline: Any, trainer: Any = None, **options: Any) -> Tokenizer:
+    """A tokenizer trained on `texts` through `pipeline` (a ``tokenizer.json``-shaped dict or
+    a loaded tokenizer) with `trainer`: `polytok.train.pipeline.train`."""
+    from .train.pipeline import train as run
+
+    return run(texts, pipeline, trainer, **options)
+
 
 def _load_kernels() -> None:
     """Load the compiled core with the package, as the reference engines' native libraries load
@@ -48,5 +58,5 @@ __all__ = [
     "load", "Tokenizer", "Encoding", "SpecialTokens", "AllowedSpecial", "AddedToken", "Truncation", "Padding",
     "PolytokError", "FormatError", "EncodeError", "DecodeError",
     "insert_state_tokens", "StateTokenError", "ChatTemplateError", "explain", "compare",
-    "FormatFacts", "ChatFacts", "NamedToken",
+    "FormatFacts", "ChatFacts", "NamedToken", "train",
 ]

@@ -542,6 +542,15 @@ class Tokenizer(PostProcess, OffsetsPath):
 
         return encode_call(self, text, pair, **options)
 
+    def train_new(self, texts_or_files: Any, vocab_size: int, **trainer_args: Any) -> Tokenizer:
+        """This pipeline and its special tokens with a new model of the same kind trained on
+        `texts_or_files` (texts, or `os.PathLike` paths read as a corpus), as transformers'
+        ``train_new_from_iterator``. The result's ``save(path)`` writes its ``tokenizer.json``;
+        `trainer_args` are the trainer's options (`polytok.train.pipeline.train_new`)."""
+        from ..train.pipeline import train_new
+
+        return train_new(self, texts_or_files, vocab_size, **trainer_args)
+
     def as_transformers(self) -> Tokenizer:
         """This tokenizer with the pipeline transformers 5.24.0 builds for it: for a ``tokenizer.json``
         folder whose tokenizer class rebuilds the normalizer, pre-tokenizer, decoder and model options
