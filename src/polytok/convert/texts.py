@@ -1,4 +1,4 @@
-"""The edge texts `polytok.convert.check` reads every converted GGUF back on.
+"""The edge texts `polytok.convert.check` reads every converted GGUF back on, and those of the proof.
 
 A few dozen short texts that a wrong vocabulary, a missing merge list, a wrong
 pre-tokenizer or a wrong special-token table would tokenize differently: runs of
@@ -7,11 +7,17 @@ sequences, several scripts, precomposed and decomposed accents, and the special
 markers of the common model families. Each is named as in the shared edge-text
 table the llama.cpp goldens were made from (tests/golden/convert rows), so a test
 can hold each text's known differences to llama.cpp's own output.
+
+`PROOF_TEXTS`, what ``polytok convert``'s proof (`polytok.convert.proof`) runs
+both engines on, are those and more of each kind: the empty text, longer runs of
+spaces and line breaks, Unicode spaces and a byte-order mark, control characters,
+more code and markup, longer CJK, keycap and flag emoji, mathematical letters,
+markers glued to words and to each other.
 """
 
 from __future__ import annotations
 
-__all__ = ["CHECK_TEXTS"]
+__all__ = ["CHECK_TEXTS", "PROOF_TEXTS"]
 
 CHECK_TEXTS: tuple[tuple[str, str], ...] = (
     ("whitespace-001", " "),
@@ -77,4 +83,28 @@ CHECK_TEXTS: tuple[tuple[str, str], ...] = (
     ("mixed-010", "The quick brown fox jumps over the lazy dog."),
     ("mixed-012", "camelCaseIdentifier snake_case_name kebab-case-name SCREAMING_SNAKE"),
     ("mixed-013", "Mr. O'Neil's 3rd-floor apt. #4B"),
+)
+
+PROOF_TEXTS: tuple[tuple[str, str], ...] = CHECK_TEXTS + (
+    ("proof-empty", ""),
+    ("proof-space-run", "a" + " " * 40 + "b"),
+    ("proof-line-breaks", "\n\n\n \n\t\n  \r\n\r\r\n"),
+    ("proof-trailing-spaces", "trailing spaces   "),
+    ("proof-unicode-spaces", "nbsp\u00a0thin\u2009ideographic\u3000zero\u200bwidth end"),
+    ("proof-bom", "\ufeffbyte-order mark first"),
+    ("proof-control-chars", "bell\x07 escape\x1b[0m delete\x7f"),
+    ("proof-long-word", "a" * 120),
+    ("proof-long-number", "3.14159265358979323846264338327950288419716939937510"),
+    ("proof-case", "HeLLo WoRLD ÀÉÎÕÜ àéîõü ß ẞ İı"),
+    ("proof-code-rust", "fn main() {\n    let v: Vec<u8> = vec![0xFF, 0x00];\n    println!(\"{:?}\", v);\n}\n"),
+    ("proof-code-json", '{"key": [1, 2.5e-3, null, true], "nested": {"a": "b"}}'),
+    ("proof-markup", '<div class="x">&amp; &lt;tag&gt;</div>\n# Title\n\n- **bold** _it_ `code`\n'),
+    ("proof-cjk-long", "我们今天在北京大学的图书馆里读书，然后一起去吃午饭。"),
+    ("proof-japanese-numbers", "東京タワーは333メートルです。"),
+    ("proof-korean-code", "변수명 = 'ㄱㄴㄷ'  # 주석"),
+    ("proof-emoji-sequences", "🏳\ufe0f\u200d🌈 and ❤\ufe0f heart, 1\ufe0f\u20e3 keycap"),
+    ("proof-math", "∀x∈ℝ: x² ≥ 0 ⇒ √(x²) = |x|  𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝟙𝟚𝟛"),
+    ("proof-rare-scripts", "ሰላም ᓀᐦᐃᔭᐍᐏᐣ 𐌰𐌱𐌲"),
+    ("proof-markers-glued", "text<|endoftext|>text</s><s>[SEP][CLS]<pad>"),
+    ("proof-markers-spaced", " <|im_end|> \n<|eot_id|>\n[INST] hi [/INST]"),
 )
