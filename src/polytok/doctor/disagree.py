@@ -7,7 +7,9 @@ disagree on it. Every pair is run with `polytok.parity.compare.compare` over the
 `polytok.convert.check` reads every converted GGUF back on (`polytok.convert.texts`), with
 nothing added and markers read as text (``add_special=False, special="text"``): the
 content pipeline only, since each engine's own defaults for added tokens differ by design
-(sentencepiece never adds a BOS; HF's ``<s>`` is parsed by default). This is the class of
+(sentencepiece never adds a BOS; HF's ``<s>`` is parsed by default), and whole: a
+``tokenizer.json``'s truncation and padding are call settings, left out as ``count`` leaves
+them out (`polytok.truncation.whole_documents`). This is the class of
 a ``tokenizer.json`` whose pre-tokenizer regex differs from the ``tekken.json`` or
 ``tokenizer.model`` it was converted from. The finding names the first differing text,
 what differs there, and compare's reasons for every diverging text.
@@ -22,6 +24,7 @@ from pathlib import Path
 from ..convert.texts import CHECK_TEXTS
 from ..parity.compare import compare
 from ..tokenizer import Tokenizer
+from ..truncation import whole_documents
 from .finding import Finding
 
 __all__ = ["files_disagree", "TEXTS"]
@@ -35,7 +38,7 @@ def files_disagree(files: dict[Path, Tokenizer], texts: tuple[tuple[str, str], .
     for (path_a, tok_a), (path_b, tok_b) in combinations(files.items(), 2):
         if tok_a is tok_b:
             continue
-        report = compare(tok_a, tok_b, texts, add_special=False, special="text")
+        report = compare(whole_documents(tok_a), whole_documents(tok_b), texts, add_special=False, special="text")
         diverging = report.diverging
         if not diverging:
             continue
