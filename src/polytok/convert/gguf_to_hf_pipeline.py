@@ -1,0 +1,253 @@
+"""The tokenizer.json stages (normalizer, pre-tokenizer, model, decoder) of a GGUF vocabulary.
+
+Part of `polytok.convert.gguf_to_hf`. Each vocabulary type of llama.cpp
+(llama-cpp-python 0.3.36, ``src/llama-vocab.cpp``; reference/llama_vocab.md §5-§9)
+is spelt in the components of HF tokenizers 0.23.3, and every behaviour those
+components cannot spell is returned as a reason:
+
+- SPM: ``Prepend("▁")`` (with ``add_space_prefix``) and ``Replace(" ", "▁")`` per
+  piece between special tokens (llama.cpp prefixes the text after every special
+  token), no pre-tokenizer, and a ``BPE`` model with ``byte_fallback`` whose merges
+  are every split of every entry into two entries, ranked by the entry's score
+  (llama.cpp's ``llm_tokenizer_spm`` joins the adjacent pair whose text is the
+  best-scored entry, leftmost first);
+- BPE: a ``Split`` (``Isolated``: unmatched text is a piece too) per regex of the pre
+  type (`gguf_to_hf_regex`), then ``ByteLevel`` without its own regex, or
+  ``Replace(" ", "▁")`` first for the pre types that escape spaces; the file's
+  merges, each pair once at its first rank (llama.cpp's ``bpe_ranks.emplace``);
+- WPM: ``BertNormalizer`` + ``BertPreTokenizer``, ``Metaspace`` for llama.cpp's
+  ``"▁"`` word prefix, and ``WordPiece`` over the file's phantom-space entries with
+  no continuation prefix and no length limit;
+- the decoder renders what ``llama_detokenize`` renders: entries it renders empty
+  (UNUSED-only, UNDEFINED) are replaced by nothing; added entries a ``ByteLevel``
+  decoder would read as byte symbols are first rewritten to the byte symbols of
+  their own UTF-8 (llama.cpp renders their text); ``clean_spaces`` is its three
+  passes as ``Replace`` decoders on the fused text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..formats.gguf import GGUFVocab
+from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATTR_UNKNOWN, ATTR_USER_DEFINED
+from ..text.byte_alphabet import BYTES_TO_CHARS
+from .gguf_to_hf_regex import onig_regex
+
+__all__ = ["Stages", "stages_of", "onig_literal"]
+
+Stages = dict[str, Any]
+_SPACE = "\u2581"
+_RENDERED = ATTR_UNKNOWN | ATTR_CONTROL | ATTR_USER_DEFINED | ATTR_NORMAL | ATTR_BYTE
+_ADDED = ATTR_UNKNOWN | ATTR_CONTROL | ATTR_USER_DEFINED
+_CHAR_TO_BYTE = {ch: b for b, ch in enumerate(BYTES_TO_CHARS)}
+# llama_detokenize's clean_spaces passes, in order, as regex replacements of the whole text
+_CLEAN_SPACES = ((" (?=[?!.,])", ""), (" ' ", "'"), (" (?='(?:s|m|re|ve))", ""))
+# HF's WordPiece reads a word of more characters than this as unknown; llama.cpp has no limit
+_NO_WORD_LIMIT = (1 << 63) - 1
+
+
+def onig_literal(text: str) -> str:
+    """`text` as an Oniguruma pattern matching exactly it."""
+    return "".join(c if (c.isascii() and c.isalnum()) or ord(c) > 0x7F else f"\\x{{{ord(c):X}}}" for c in text)
+
+
+def _regex(pattern: str) -> dict[str, str]:
+    return {"Regex": pattern}
+
+
+def _replace(pattern: str, content: str) -> dict[str, Any]:
+    return {"type": "Replace", "pattern": _regex(pattern), "content": content}
+
+
+def stages_of(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
+    """The ``normalizer``, ``pre_tokenizer``, ``model`` and ``decoder`` of `vocab`, and the reasons
+    they cannot be exact."""
+    kind = vocab.vocab_type
+    if kind == "spm":
+        stages, reasons = _spm(vocab)
+    elif kind == "bpe":
+        stages, reasons = _bpe(vocab)
+    elif kind == "wpm":
+        stages, reasons = _wpm(vocab)
+    else:
+        return {}, [_UNEXPRESSIBLE.get(kind, f"the {kind} vocabulary type has no tokenizer.json model")]
+    stages["decoder"] = _decoder(vocab, stages.pop("decoder_steps"), reasons)
+    if vocab.flags["add_space_prefix"]:
+        reasons.append("llama_detokenize drops the first token's leading space unless remove_special dropped a "
+                       "BOS before it, and a hidden special token takes that drop too; a tokenizer.json "
+                       "decoder only sees the tokens left after skipping, so it cannot tell these apart")
+    return stages, reasons
+
+
+_UNEXPRESSIBLE = {
+    "ugm": "UGM (T5 Unigram): llama.cpp normalizes with the charsmap by longest match, gives user-defined "
+           "entries score 0 and joins runs of unknown characters into one unknown token; HF's Unigram and "
+           "Precompiled do neither",
+    "rwkv": "RWKV: llama.cpp's greedy longest-match trie over escaped byte strings has no tokenizer.json model",
+    "plamo2": "PLaMo-2: llama.cpp's own Aho-Corasick + dynamic programming tokenizer has no tokenizer.json model",
+}
+
+
+def _vocab_map(vocab: GGUFVocab, reasons: list[str]) -> dict[str, int]:
+    """{text: id}; a text held by two ids cannot be written (llama.cpp's map keeps the last)."""
+    if len(vocab.token_ids) != len(vocab.texts):
+        shadowed = next(i for i, t in enumerate(vocab.texts) if vocab.token_ids[t] != i)
+        reasons.append(f"token {shadowed} {vocab.texts[shadowed]!r} has the text of a later token; "
+                       "a tokenizer.json vocabulary maps each text to one id")
+    return dict(vocab.token_ids)
+
+
+def _spm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
+    reasons: list[str] = []
+    normalizers: list[dict[str, Any]] = []
+    if vocab.flags["add_space_prefix"]:
+        normalizers.append({"type": "Prepend", "prepend": _SPACE})
+    normalizers.append({"type": "Replace", "pattern": {"String": " "}, "content": _SPACE})
+    vocab_map = _vocab_map(vocab, reasons)
+    merges, merge_reasons = _spm_merges(vocab)
+    reasons += merge_reasons
+    unk = vocab.specials.ids.get("unk")
+    model = {"type": "BPE", "dropout": None, "unk_token": vocab.texts[unk] if unk is not None else None,
+             "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
+             "byte_fallback": True, "ignore_merges": False, "vocab": vocab_map, "merges": merges}
+    steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
+    if vocab.flags["add_space_prefix"]:
+        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    _escaped_added(vocab, reasons)
+    return {"normalizer": {"type": "Sequence", "normalizers": normalizers}, "pre_tokenizer": None,
+            "model": model, "decoder_steps": steps}, reasons
+
+
+def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
+    """Every (left, right) pair of entries whose joined text is an entry, best joined score first.
+
+    llama.cpp joins the best-scored pair, leftmost among equals; HF's BPE the lowest rank,
+    leftmost among equals. The ranks agree when no two joined entries share a score."""
+    texts, ids = vocab.texts, vocab.token_ids
+    scores = vocab.scores or [0.0] * len(texts)
+    found: list[tuple[float, int, int, str, str]] = []
+    for text, id_ in ids.items():
+        for cut in range(1, len(text)):
+            left, right = text[:cut], text[cut:]
+            if left in ids and right in ids:
+                found.append((-scores[id_], id_, cut, left, right))
+    found.sort()
+    reasons = []
+    by_score: dict[float, int] = {}
+    for score, id_, _, _, _ in found:
+        other = by_score.setdefault(score, id_)
+        if other != id_:
+            reasons.append(f"entries {other} {texts[other]!r} and {id_} {texts[id_]!r} share the score "
+                           f"{-score}: llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank")
+            break
+    lone = sorted({c for text in ids for c in text} - ids.keys())
+    if lone and any(len(t) > 1 and any(c in lone for c in t) for t in ids):
+        reasons.append("an entry holds a character that is not an entry itself: llama.cpp can join it, "
+                       "HF's BPE spells it as bytes first")
+    return [[left, right] for _, _, _, left, right in found], reasons
+
+
+def _escaped_added(vocab: GGUFVocab, reasons: list[str]) -> None:
+    """llama.cpp renders special and user-defined entries as their text; a ``"▁"`` in one would be
+    turned into a space by the decoder's ``Replace``."""
+    for id_, attr in enumerate(vocab.specials.attrs):
+        if attr & _ADDED and _SPACE in vocab.texts[id_]:
+            reasons.append(f"token {id_} {vocab.texts[id_]!r} is rendered as its text by llama.cpp, but the "
+                           "decoder turns its '\u2581' into a space")
+            return
+
+
+def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
+    assert vocab.pre is not None
+    reasons: list[str] = []
+    splits = []
+    for regex in vocab.pre.regexes:
+        pattern, why = onig_regex(regex)
+        reasons += why
+        if pattern is not None:
+            splits.append({"type": "Split", "pattern": _regex(pattern), "behavior": "Isolated", "invert": False})
+    normalizer = None
+    if vocab.pre.byte_encode:
+        splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
+        steps: list[dict[str, Any]] = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
+                                         "use_regex": False}]
+    else:
+        steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
+        _escaped_added(vocab, reasons)
+    if vocab.flags["escape_whitespaces"]:
+        normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE}
+    if vocab.flags["add_space_prefix"]:
+        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    vocab_map, merges = _vocab_map(vocab, reasons), _bpe_merges(vocab)
+    model = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+             "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": not vocab.pre.byte_encode,
+             "ignore_merges": vocab.flags["ignore_merges"], "vocab": vocab_map, "merges": merges}
+    unknown = next((p for p in merges if p[0] not in vocab_map or p[1] not in vocab_map
+                    or p[0] + p[1] not in vocab_map), None)
+    if unknown is not None:
+        reasons.append(f"the merge {unknown[0]!r} {unknown[1]!r} names a text that is not a token: llama.cpp "
+                       "keeps it, HF's BPE refuses to load it")
+    pre = {"type": "Sequence", "pretokenizers": splits}
+    return {"normalizer": normalizer, "pre_tokenizer": pre, "model": model, "decoder_steps": steps}, reasons
+
+
+def _bpe_merges(vocab: GGUFVocab) -> list[list[str]]:
+    """The file's merge lines as pairs, cut at the first space after the first character, each pair
+    at its first rank (llama.cpp's load: ``bpe_ranks.emplace``)."""
+    from ..formats.gguf_reader import GGUFStrings
+
+    lines = vocab.merges or []
+    lines = lines.decoded() if isinstance(lines, GGUFStrings) else list(lines)
+    pairs: dict[tuple[str, str], None] = {}
+    for line in lines:
+        cut = line.find(" ", 1)
+        pairs.setdefault((line[:cut], line[cut + 1:]) if cut >= 0 else ("", ""), None)
+    return [list(pair) for pair in pairs]
+
+
+def _wpm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
+    from ..formats.gguf_keys import Tokenizer
+
+    reasons: list[str] = []
+    lowercase = bool(vocab.metadata.get(Tokenizer.NORMALIZER_LOWERCASE, True))
+    strip_accents = bool(vocab.metadata.get(Tokenizer.NORMALIZER_STRIP_ACCENTS, lowercase))
+    if strip_accents:
+        reasons.append("WPM strip_accents: llama.cpp keeps the first code point of each character's NFD "
+                       "(Hangul syllables lose their vowels), HF's BertNormalizer the whole NFD less its Mn marks")
+    if lowercase:
+        reasons.append("WPM lowercase: llama.cpp lowers each code point by its own 1:1 table, HF's "
+                       "BertNormalizer by Rust's full lowercase mapping (one code point can become two)")
+    reasons.append("WPM words: llama.cpp prefixes '\u2581' to every word, HF's Metaspace not to a word that "
+                   "already starts with '\u2581'; their punctuation, control and CJK tables differ too")
+    unk = vocab.specials.ids.get("unk")
+    normalizer = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                  "strip_accents": strip_accents, "lowercase": lowercase}
+    pre = {"type": "Sequence", "pretokenizers": [
+        {"type": "BertPreTokenizer"},
+        {"type": "Metaspace", "replacement": _SPACE, "prepend_scheme": "always", "split": False}]}
+    model = {"type": "WordPiece", "unk_token": vocab.texts[unk] if unk is not None else "[UNK]",
+             "continuing_subword_prefix": "", "max_input_chars_per_word": _NO_WORD_LIMIT,
+             "vocab": _vocab_map(vocab, reasons)}
+    steps = [_replace(_SPACE, " "), {"type": "Fuse"}]
+    _escaped_added(vocab, reasons)
+    return {"normalizer": normalizer, "pre_tokenizer": pre, "model": model, "decoder_steps": steps}, reasons
+
+
+def _decoder(vocab: GGUFVocab, steps: list[dict[str, Any]], reasons: list[str]) -> dict[str, Any]:
+    """`steps` with llama.cpp's empty renderings before them and its clean-up after them."""
+    texts, attrs = vocab.texts, vocab.specials.attrs
+    first: list[dict[str, Any]] = []
+    silent = [texts[i] for i, a in enumerate(attrs) if not a & _RENDERED and texts[i]]
+    if silent:
+        first.append(_replace("\\A(?:" + "|".join(map(onig_literal, silent)) + ")\\z", ""))
+    if steps[0]["type"] == "ByteLevel":
+        for id_, attr in enumerate(attrs):
+            text = texts[id_]
+            if attr & _ADDED and text and all(c in _CHAR_TO_BYTE for c in text):
+                raw = bytes(_CHAR_TO_BYTE[c] for c in text)
+                if raw != text.encode("utf-8"):
+                    spelt = "".join(BYTES_TO_CHARS[b] for b in text.encode("utf-8"))
+                    first.append(_replace(f"\\A{onig_literal(text)}\\z", spelt))
+    last = [_replace(p, c) for p, c in _CLEAN_SPACES] if vocab.flags["clean_spaces"] else []
+    return {"type": "Sequence", "decoders": first + steps + last}
