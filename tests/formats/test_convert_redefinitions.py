@@ -176,14 +176,19 @@ def test_pre_hash_known_and_unknown(tmp_path):
     assert known.pre == "gpt-2"
     renumbered = _renumbered_gpt2_folder(tmp_path / "r")
     chkhsh = pre_hash(read_model_folder(renumbered))
-    with pytest.raises(FormatError) as err:
-        to_gguf(renumbered, tmp_path / "b.gguf")
-    assert chkhsh in str(err.value)
-    report = to_gguf(renumbered, tmp_path / "b.gguf", pre="gpt-2")  # the right name: the check agrees
+    # an unknown hash: the pre-tokenizer's structure names the type
+    report = to_gguf(renumbered, tmp_path / "b.gguf")
     assert report.pre == "gpt-2" and report.chkhsh == chkhsh and report.check is not None
+    assert report.pre_decision is not None and report.pre_decision.how == "structure"
     assert polytok.load(tmp_path / "b.gguf").facts.format == "gguf"
-    # a name whose pre-tokenizer splits otherwise (no prefix space): the GGUF is refused, naming a text
+    report = to_gguf(renumbered, tmp_path / "b.gguf", pre="gpt-2")
+    assert report.pre == "gpt-2" and report.pre_decision is not None and report.pre_decision.how == "pre="
+    # no type adds a prefix space: refused by structure, naming the hash, the nearest type and the difference
     odd = _gpt2_folder(tmp_path, True)
+    with pytest.raises(FormatError, match="nearest: gpt-2; differs: .*add_prefix_space true") as err:
+        to_gguf(odd, tmp_path / "c.gguf")
+    assert pre_hash(read_model_folder(odd)) in str(err.value)
+    # a name whose pre-tokenizer splits otherwise (no prefix space): the GGUF is refused, naming a text
     with pytest.raises(ConversionCheckError, match="text whitespace-005"):
         to_gguf(odd, tmp_path / "c.gguf", pre="gpt-2")
     assert not (tmp_path / "c.gguf").exists()
@@ -199,11 +204,14 @@ def test_cli_convert_prints_the_report(tmp_path, capsys):
     assert f"{ids['<|im_start|>']}: '弘' -> '<|im_start|>' (CONTROL" in out
     assert "redefinitions: 2" in out and "tokenizer.ggml.pre: default" in out
     renumbered = _renumbered_gpt2_folder(tmp_path / "r")
-    assert main(["convert", str(renumbered), str(tmp_path / "b.gguf")]) == 1
-    assert "is not in llama.cpp's table" in capsys.readouterr().err
+    assert main(["convert", str(renumbered), str(tmp_path / "b.gguf")]) == 0
+    out = capsys.readouterr().out
+    assert "tokenizer.ggml.pre: gpt-2 (chkhsh" in out and "pre decided by: structure" in out
     assert main(["convert", str(renumbered), str(tmp_path / "b.gguf"), "--pre", "gpt-2"]) == 0
     assert "tokenizer.ggml.pre: gpt-2 (chkhsh" in capsys.readouterr().out
     odd = _gpt2_folder(tmp_path, True)
+    assert main(["convert", str(odd), str(tmp_path / "c.gguf")]) == 1
+    assert "nearest: gpt-2" in capsys.readouterr().err
     assert main(["convert", str(odd), str(tmp_path / "c.gguf"), "--pre", "gpt-2"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not read back" in err

@@ -47,6 +47,7 @@ from .check import CheckReport, check_gguf
 from .families import keys_for
 from .gguf_special_vocab import SpecialVocab
 from .gguf_writer import KeyValue
+from .pre_structure import PreDecision
 
 __all__ = ["ConversionReport", "to_gguf", "metadata_digests", "ARCHITECTURES"]
 
@@ -82,6 +83,8 @@ class ConversionReport:
     inferred: str | None = None
     #: the read-back of the written file (`polytok.convert.check`)
     check: CheckReport | None = None
+    #: how ``pre`` was decided (`polytok.convert.pre_structure`); None on paths that always write "default"
+    pre_decision: PreDecision | None = None
 
     def lines(self) -> list[str]:
         """The report as text lines (what ``polytok convert`` prints)."""
@@ -89,6 +92,7 @@ class ConversionReport:
                + (f" ({self.inferred})" if self.inferred else ""),
                f"tokenizer.ggml.model: {self.model}", f"tokenizer.ggml.pre: {self.pre}"
                + (f" (chkhsh {self.chkhsh})" if self.chkhsh else ""),
+               *([self.pre_decision.line()] if self.pre_decision is not None else []),
                f"tokens: {self.n_tokens}  merges: {self.n_merges}  types: "
                + ", ".join(f"{k}={v}" for k, v in sorted(self.type_counts.items())),
                "special ids: " + (", ".join(f"{k}={v}" for k, v in self.special_ids.items()) or "none"),
@@ -172,8 +176,8 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
         model_dir: the folder (tokenizer.json and/or tokenizer.model, tokenizer_config.json,
             added_tokens.json, special_tokens_map.json, config.json).
         out_path: the GGUF to write.
-        pre: the ``tokenizer.ggml.pre`` name to write instead of the one found from the
-            pre-tokenizer hash (needed when llama.cpp's table does not know the hash).
+        pre: the ``tokenizer.ggml.pre`` name to write instead of the one recognised from
+            the pre-tokenizer's structure and hash (`polytok.convert.pre_structure`).
         base_gguf: write a copy of this GGUF with its tokenizer keys replaced, instead of
             a vocab-only file.
 
@@ -181,8 +185,9 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
         The `ConversionReport` (every redefinition, the pre name, counts).
 
     Raises:
-        FormatError: a file is missing or invalid, an id is out of range, the
-            pre-tokenizer hash is unknown (the message names it) and `pre` is not given,
+        FormatError: a file is missing or invalid, an id is out of range, no llama.cpp
+            pre type splits as the tokenizer and its hash is unknown (the message names the
+            nearest type and what differs) and `pre` is not given,
             or there is no config.json ``architectures`` and the tokenizer does not decide.
         ConversionCheckError: the GGUF written does not read back as the folder's tokenizer
             (the message names the first differing text); nothing is written to `out_path`.
@@ -205,7 +210,8 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
     sv: SpecialVocab = facts["special"]
     return ConversionReport(os.fspath(out_path), arch, facts["model"], facts["pre"], facts.get("chkhsh"),
                             facts["n_tokens"], len(sv.merges), counts, dict(sv.ids), dict(sv.add),
-                            facts["redefinitions"], [k.key for k in keys], inferred, check)
+                            facts["redefinitions"], [k.key for k in keys], inferred, check,
+                            facts.get("pre_decision"))
 
 
 def _write_checked(folder: Path, out: Path, arch: str, keys: list[KeyValue],

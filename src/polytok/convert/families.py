@@ -32,6 +32,7 @@ from .gguf_vocab import (
     tokenizer_json_path,
 )
 from .gguf_writer import KeyValue
+from .pre_structure import PreDecision, decide
 
 __all__ = ["keys_for"]
 
@@ -128,14 +129,12 @@ def _spm_keys(folder: Path, rule: str, hparams: dict[str, Any]) -> tuple[list[Ke
                                             vocab.redefinitions)
 
 
-def _pre(tok: Any, override: str | None, folder: Path) -> tuple[str, str]:
+def _pre(tok: Any, override: str | None, folder: Path, bert: bool) -> PreDecision:
+    """The pre name: by the pre-tokenizer's structure, cross-checked with llama.cpp's hash table."""
     chkhsh = pre_hash(tok)
-    name = override or pre_name(chkhsh)
-    if name is None:
-        raise FormatError(f"the pre-tokenizer hash {chkhsh} is not in llama.cpp's table (conversion/base.py "
-                          "get_vocab_base_pre); name the pre-tokenizer with pre= / --pre",
-                          file=str(tokenizer_json_path(folder) or folder), key="pre_tokenizer")
-    return name, chkhsh
+    where = str(tokenizer_json_path(folder) or folder)
+    return decide(read_tokenizer_json_data(folder), chkhsh, pre_name(chkhsh), override, wordpiece=bert,
+                  where=where)
 
 
 def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
@@ -143,7 +142,8 @@ def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
     from ..formats.hf_json import read_model_folder
 
     tok = read_model_folder(folder)
-    name, chkhsh = _pre(tok, pre, folder)
+    decision = _pre(tok, pre, folder, bert)
+    name = decision.name
     size = hparams.get("vocab_size")
     vocab: HfVocab = bpe_vocab(folder, tok, size if isinstance(size, int) else None)
     if bert:
@@ -156,8 +156,9 @@ def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
         sv = read_special_vocab(folder, load_merges=True)
         keys = _vocab_list_keys("gpt2", name, vocab.tokens, None, vocab.types)
     model = "bert" if bert else "gpt2"
-    return keys + _special_keys(sv), _facts(model, name, vocab.tokens, vocab.types, sv, vocab.redefinitions,
-                                            chkhsh)
+    facts = _facts(model, name, vocab.tokens, vocab.types, sv, vocab.redefinitions, decision.chkhsh)
+    facts["pre_decision"] = decision
+    return keys + _special_keys(sv), facts
 
 
 def _llama_hf_keys(folder: Path) -> tuple[list[KeyValue], dict[str, Any]]:

@@ -29,6 +29,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from ..formats import folder as folder_files
 from ..formats.redefinitions import BYTE, CONTROL, NORMAL, TYPE_NAMES, UNUSED, USER_DEFINED, Redefinition, looks_special
 
 __all__ = ["HfVocab", "tokenizer_json_path", "read_tokenizer_json_data", "bpe_vocab", "llama_hf_vocab",
-           "bert_vocab", "pre_name", "pre_hash", "is_llama_hf"]
+           "bert_vocab", "pre_name", "pre_hash", "is_llama_hf", "check_text", "known_pre_names"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "gguf_pre_hashes.json"
 _BYTE = re.compile(r"<0x[0-9A-Fa-f]{2}>")
@@ -204,6 +205,7 @@ def llama_hf_vocab(folder: Path) -> HfVocab:
     return HfVocab(tokens, types, scores=[-1000.0] * len(tokens))
 
 
+@lru_cache(maxsize=1)
 def _table() -> tuple[str, dict[str, str]]:
     data = json.loads(_DATA.read_text(encoding="utf-8"))
     return data["chktxt"], {row[0]: row[1] for row in data["hashes"]}
@@ -214,6 +216,16 @@ def pre_hash(tok: Any) -> str:
     chktxt, _ = _table()
     ids = tok.encode_full(chktxt, add_special=True, special="parse", truncation=False).ids
     return hashlib.sha256(str(list(ids)).encode()).hexdigest()
+
+
+def check_text() -> str:
+    """The text whose ids llama.cpp's converter hashes (``chktxt``)."""
+    return _table()[0]
+
+
+def known_pre_names() -> set[str]:
+    """Every ``tokenizer.ggml.pre`` name llama.cpp's converter table writes."""
+    return set(_table()[1].values())
 
 
 def pre_name(chkhsh: str) -> str | None:
