@@ -100,6 +100,11 @@ def _hf_to_gguf(source: str, out: str, **options: Any) -> Written:
     """`polytok.convert.converter.to_gguf`; its report's lines are the notes (the first line is the path)."""
     from .converter import to_gguf
 
+    if not Path(source).is_dir():  # a tokenizer.json: the model folder it is in
+        if not Path(source).name.startswith("tokenizer.json"):
+            raise PolytokError(f"{source}: a GGUF is written from a model folder (tokenizer.json with its "
+                               "config files): give the folder")
+        source = str(Path(source).parent)
     report = to_gguf(source, out, pre=options.get("pre"), base_gguf=options.get("base"))
     return GgufWritten("gguf", out, [out], notes=report.lines()[1:], report=report)
 

@@ -1,0 +1,186 @@
+"""``polytok convert SRC DEST``: the target from DEST's name or --to, the directions refused, the writer
+modules a version lacks, --check-corpus, --json, and the old ``MODEL_DIR OUT.gguf`` usage unchanged.
+
+Test writers replace `polytok.convert.directions.WRITERS` entries where a direction's own writer is not
+what is tested (tests/formats/test_convert_proof.py holds the proof's tests).
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+import polytok
+from polytok.cli.main import main
+from polytok.convert import directions, proof
+from polytok.convert.outcome import Written
+from polytok.errors import PolytokError
+
+SYNTHETIC = Path(__file__).resolve().parent / "data" / "convert"
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+@pytest.mark.parametrize(("dest", "target"), [
+    ("out.gguf", "gguf"), ("x/Model-Q4.GGUF", "gguf"), ("tokenizer.model", "sentencepiece"),
+    ("o200k.tiktoken", "tiktoken"), ("tekken.json", "tekken"), ("my-tekken-v3.json", "tekken"),
+    ("tokenizer.json", "hf"), ("out/tokenizer.json", "hf"), ("hf_dir/", "hf"), ("hf_dir", "hf")])
+def test_the_target_is_what_dest_names(dest, target):
+    assert directions.target_of(dest) == target
+
+
+def test_to_overrides_the_name_and_an_unnamed_suffix_needs_it(tmp_path):
+    assert directions.target_of("ranks.bin", "tiktoken") == "tiktoken"
+    assert directions.target_of("out.gguf", "hf") == "hf"
+    with pytest.raises(PolytokError, match="give --to"):
+        directions.target_of("ranks.bin")
+    assert directions.target_of(tmp_path) == "hf"  # an existing folder, whatever its name
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["convert", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_same_format_and_missing_directions_are_one_line(tmp_path, capsys):
+    model = SYNTHETIC / "llama-redefined" / "tokenizer.model"
+    code, out, err = run(capsys, model, tmp_path / "copy.model")
+    assert code == 1 and out == ""
+    assert err == f"polytok: error: {model} is already a SentencePiece .model: convert writes another format " \
+                  "(--to one of hf, gguf, tiktoken, tekken)\n"
+    code, out, err = run(capsys, model, tmp_path / "x.tiktoken")
+    assert code == 1 and err.count("\n") == 1
+    assert "cannot write a SentencePiece .model as tiktoken (directions from sentencepiece: sentencepiece -> hf)" \
+        in err
+    ranks = tmp_path / "r.tiktoken"
+    ranks.write_text(base64.b64encode(b"a").decode() + " 0\n", encoding="ascii")
+    code, out, err = run(capsys, ranks, tmp_path / "out.gguf")
+    assert code == 1 and "(directions from tiktoken: none in this version)" in err
+    assert list(tmp_path.iterdir()) == [ranks]
+
+
+def test_a_llama3_tokenizer_model_is_a_tiktoken_source(tmp_path):
+    """A rank file named tokenizer.model is tiktoken, as polytok.load reads it, not SentencePiece."""
+    ranks = tmp_path / "tokenizer.model"
+    ranks.write_text(base64.b64encode(b"a").decode() + " 0\n", encoding="ascii")
+    assert directions.source_of(ranks, "hf").format == "tiktoken"
+    assert directions.source_of(SYNTHETIC / "arctic", "hf").format == "sentencepiece"  # a folder's .model
+    assert directions.source_of(SYNTHETIC / "arctic", "gguf").format == "hf"  # the converter reads the folder
+
+
+def test_a_writer_module_this_version_lacks(tmp_path, capsys, monkeypatch):
+    real = importlib.import_module
+
+    def without_writer(name: str, *args):
+        if name == "polytok.convert.spm_to_hf":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_writer)
+    code, out, err = run(capsys, SYNTHETIC / "arctic" / "tokenizer.model", tmp_path / "hf")
+    assert code == 1 and out == ""
+    assert err == "polytok: error: this direction is not available in this version " \
+                  "(polytok.convert.spm_to_hf is not installed)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_missing_dependency_of_a_writer_is_not_hidden(monkeypatch):
+    real = importlib.import_module
+
+    def broken(name: str, *args):
+        if name == "polytok.convert.spm_to_hf":
+            raise ModuleNotFoundError("No module named 'somedep'", name="somedep")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(ModuleNotFoundError, match="somedep"):
+        directions.WRITERS[("sentencepiece", "hf")]("x.model", "out")
+
+
+def test_pre_and_base_are_for_a_gguf_target_only(tmp_path, capsys):
+    code, _, err = run(capsys, SYNTHETIC / "arctic" / "tokenizer.model", tmp_path / "hf", "--pre", "llama-bpe")
+    assert code == 1 and "--pre and --base apply to a GGUF target only (this conversion writes hf)" in err
+
+
+# --- the old usage: MODEL_DIR OUT.gguf ----------------------------------------------------------------
+
+def test_the_old_usage_prints_the_converter_report_and_the_proof(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from polytok.convert.converter import to_gguf
+
+    folder = SYNTHETIC / "llama-redefined"
+    # what the command printed before the proof: the converter's report lines, nothing else
+    before = "\n".join(to_gguf(folder, tmp_path / "old.gguf").lines()).replace(str(tmp_path / "old.gguf"),
+                                                                               str(tmp_path / "new.gguf"))
+    code, out, err = run(capsys, folder, tmp_path / "new.gguf")
+    assert code == 0
+    lines = out.splitlines()
+    assert "\n".join(lines[:-1]) == before
+    assert lines[0] == f"wrote {tmp_path / 'new.gguf'}" and lines[1] == "architecture: llama"
+    target = "llama.cpp" if proof.engine_available("llama.cpp") else "polytok"
+    source = "sentencepiece" if proof.engine_available("sentencepiece") else "polytok"
+    # the folder's tokenizer.model: sentencepiece's one mode (no BOS, no markers parsed)
+    assert lines[-1] == (f"proof: {len(proof.CHECK_TEXTS)} texts × 1 mode identical (target engine: {target}, "
+                         f"source engine: {source})")
+    assert (tmp_path / "new.gguf").read_bytes() == (tmp_path / "old.gguf").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.gguf", "old.gguf"]
+
+
+# --- --check-corpus and --json, on a test writer --------------------------------------------------------
+
+def tiktoken_writer(source: str, out: str, **options) -> Written:
+    tok = polytok.load(source)
+    lines = [f"{base64.b64encode(tok.token_bytes(i)).decode()} {i}" for i in range(tok.model.vocab_size())]
+    Path(out).write_text("\n".join(lines) + "\n", encoding="ascii")
+    return Written("tiktoken", out, [out], notes=["ranks are ids"], load_options={"pattern": GPT2_PATTERN})
+
+
+@pytest.fixture
+def bpe(tmp_path, monkeypatch) -> Path:
+    pytest.importorskip("tokenizers")
+    from formats.test_convert_proof import tiny_bpe
+
+    monkeypatch.setitem(directions.WRITERS, ("hf", "tiktoken"), tiktoken_writer)
+    return tiny_bpe(tmp_path / "src")
+
+
+@pytest.mark.parametrize("kind", ["lines", "jsonl"])
+def test_check_corpus_adds_every_text(bpe, tmp_path, capsys, kind):
+    texts = ["one corpus line", "  two  ", "第三行 🙂"]
+    corpus = tmp_path / f"corpus.{kind}"
+    rows = texts if kind == "lines" else [json.dumps({"text": t, "id": n}) for n, t in enumerate(texts)]
+    corpus.write_text("\n".join(rows[:2]) + "\n\n" + rows[2] + "\n", encoding="utf-8")
+    assert proof.read_corpus(corpus) == [(f"{corpus}:1", texts[0]), (f"{corpus}:2", texts[1]),
+                                         (f"{corpus}:4", texts[2])]
+    code, out, _ = run(capsys, bpe.parent, tmp_path / "t.tiktoken", "--check-corpus", corpus)
+    assert code == 0
+    assert out.splitlines()[-1].startswith(f"proof: {len(proof.PROOF_TEXTS) + 3} texts × 2 modes identical")
+
+
+def test_a_bad_jsonl_corpus_line_is_named(bpe, tmp_path, capsys):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "a"}\n{"txt": "b"}\n', encoding="utf-8")
+    code, out, err = run(capsys, bpe, tmp_path / "t.tiktoken", "--check-corpus", corpus)
+    assert code == 1 and out == ""
+    assert err == f"polytok: error: {corpus}: line 2: a JSONL corpus line needs a string \"text\"\n"
+    assert not (tmp_path / "t.tiktoken").exists()
+
+
+def test_json_output(bpe, tmp_path, capsys):
+    dest = tmp_path / "t.tiktoken"
+    code, out, _ = run(capsys, bpe, dest, "--to", "tiktoken", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["source"] == {"path": str(bpe), "format": "hf"} and result["target"] == "tiktoken"
+    assert result["moved"] is True
+    assert result["written"] == {"path": str(dest), "files": [str(dest)], "notes": ["ranks are ids"],
+                                 "load_options": {"pattern": GPT2_PATTERN}}
+    p = result["proof"]
+    assert p["identical"] is True and p["texts"] == len(proof.PROOF_TEXTS)
+    assert p["modes"] == [{"add_special": False, "special": "text"}, {"add_special": False, "special": "parse"}]
+    assert p["differing"] == [] and p["reports"] == [] and p["known_differences"] == []
+    assert {p["target_engine"], p["source_engine"]} <= {"tiktoken", "hf", "polytok"}
