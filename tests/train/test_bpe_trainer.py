@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from fixtures import bench_slice
+from hf_word_order import hf_word_order
 
 from polytok.train.bpe_trainer import BpeTrainer, compute_alphabet, initial_chars, train_bpe, train_bpe_words
-from polytok.train.word_counts import canonical, count_words
+from polytok.train.word_counts import count_words
 
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import models, pre_tokenizers, trainers  # noqa: E402
@@ -117,58 +118,6 @@ def test_alphabet_limit_drops_the_rarest() -> None:
     assert initial_chars(["xy", "", "z"]) == {"x", "z"}
 
 
-def hf_word_order(vocab: dict[str, int], merges: list[tuple[str, str]], counts: dict[str, int],
-                  opts: dict[str, Any]) -> list[tuple[str, int]]:
-    """A word order that makes HF's ids for prefixed/suffixed pieces: the pieces in HF's id
-    order, each first met in a word that meets no later one before it."""
-    words = canonical(counts)
-    special = len(opts.get("special_tokens", []))
-    alphabet = compute_alphabet(words, initial_chars(opts.get("initial_alphabet", [])), opts.get("limit_alphabet"))
-    start = special + len(alphabet)
-    prefix, suffix = opts.get("continuing_subword_prefix"), opts.get("end_of_word_suffix")
-    kept = set(alphabet)
-
-    def pieces_of(word: str) -> list[str]:
-        out = []
-        chars = [c for c in word]
-        for i, ch in enumerate(chars):
-            if ch not in kept:
-                continue
-            p = (prefix + ch) if prefix and i > 0 else ch
-            out.append(p + suffix if suffix and i == len(chars) - 1 else p)
-        return out
-
-    by_id = sorted(vocab, key=vocab.__getitem__)
-    initial_pieces = set()
-    for word, _ in words:
-        initial_pieces.update(p for p in pieces_of(word) if p not in vocab or vocab[p] >= start)
-    hf_new = [p for p in by_id[start:start + len(initial_pieces)]]
-    assert set(hf_new) == initial_pieces
-    rank = {p: i for i, p in enumerate(hf_new)}
-    order: list[tuple[str, int]] = []
-    used: set[str] = set()
-    seen: set[str] = set()
-    k = 0
-    while k < len(hf_new):
-        for word, count in words:
-            if word in used:
-                continue
-            fresh = []
-            for p in pieces_of(word):
-                if p in rank and p not in seen and p not in fresh:
-                    fresh.append(p)
-            if fresh and fresh == hf_new[k:k + len(fresh)]:
-                order.append((word, count))
-                used.add(word)
-                seen.update(fresh)
-                k += len(fresh)
-                break
-        else:
-            raise AssertionError(f"no word brings {hf_new[k]!r} next")
-    order.extend(w for w in words if w[0] not in used)
-    return order
-
-
 @pytest.mark.parametrize("extra", [
     {"vocab_size": 600, "continuing_subword_prefix": "##"},
     {"vocab_size": 600, "end_of_word_suffix": "</w>"},
@@ -177,7 +126,7 @@ def test_prefix_suffix_is_a_result_hf_gives(extra: dict[str, Any]) -> None:
     lines = corpus("bench_en", 30_000)
     opts = options_for("metaspace", extra)
     vocab, merges, counts = hf_train(lines, "metaspace", opts)
-    order = hf_word_order(vocab, merges, counts, opts)
+    order = hf_word_order(vocab, counts, opts)
     got = train_bpe_words(order, BpeTrainer(**opts))
     assert list(got.vocab.items()) == list(vocab.items())
     assert got.merges == merges
