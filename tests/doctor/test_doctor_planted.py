@@ -222,3 +222,33 @@ def test_the_conversation_is_the_documented_one():
     from polytok.doctor.conversation import CONVERSATION as used
 
     assert list(used) == CONVERSATION
+
+
+def test_the_files_read_include_a_gguf_inside_and_one_named_after_the_folder(tmp_path):
+    from polytok.doctor.files import tokenizer_files
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model/tokenizer.json", "model/vocab.json", "model/weights.gguf", "model-Q4.gguf", "other.gguf"):
+        (tmp_path / name).write_bytes(b"")
+    # vocab.json is a GPT-2 vocabulary only beside merges.txt
+    assert [p.name for p in tokenizer_files(folder)] == ["weights.gguf", "tokenizer.json", "model-Q4.gguf"]
+    (folder / "merges.txt").write_bytes(b"")
+    assert [p.name for p in tokenizer_files(folder)] == ["weights.gguf", "vocab.json", "tokenizer.json",
+                                                         "model-Q4.gguf"]
+
+
+@pytest.mark.slow
+def test_a_gguf_converted_beside_the_folder_disagrees_with_a_planted_tokenizer_json(tmp_path):
+    pytest.importorskip("gguf")
+    from polytok.convert.converter import to_gguf
+    from polytok.doctor.disagree import files_disagree
+    from polytok.doctor.files import read_folder
+
+    folder = _gpt2_trio(tmp_path / "gpt2")
+    to_gguf(folder, tmp_path / "gpt2.gguf")
+    assert files_disagree(read_folder(folder).files) == []
+    edit_json(folder / "tokenizer.json", _gpt2_split)
+    found = files_disagree(read_folder(folder).files)
+    assert [sorted(p.rsplit("/", 1)[1] for p in f.files) for f in found] == \
+        [["tokenizer.json", "vocab.json"], ["gpt2.tiktoken", "tokenizer.json"], ["gpt2.gguf", "tokenizer.json"]]
