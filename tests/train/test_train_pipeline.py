@@ -48,6 +48,7 @@ def test_train_new_equals_transformers(name: str) -> None:
     assert got.encode(sample) == ref.backend_tokenizer.encode(sample).ids
 
 
+@pytest.mark.slow
 def test_train_new_qwen3_model_equals_transformers() -> None:
     """transformers 5 rebuilds Qwen2's pipeline from its class; the trained model must still be equal."""
     transformers = pytest.importorskip("transformers")
@@ -134,15 +135,15 @@ def write_corpus(path: Path, megabytes: float) -> None:
 
 def test_counting_memory_is_bounded_by_the_word_table(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.txt"
-    write_corpus(corpus, 3)
+    write_corpus(corpus, 4)
     tracemalloc.start()
     try:
         counts = count_corpus(None, [str(corpus)], str.split, split_bytes=1 << 18)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert sum(counts.values()) > 400_000
-    assert peak < 2_000_000 < corpus.stat().st_size  # a split and the table, not the corpus
+    assert sum(counts.values()) > 500_000
+    assert peak < 3_200_000 < corpus.stat().st_size  # a split and the table, not the corpus
 
 
 def train_file(files: list[str], out: Path, workers: int, engine: str = "local") -> bytes:
