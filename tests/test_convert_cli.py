@@ -70,6 +70,7 @@ def test_a_llama3_tokenizer_model_is_a_tiktoken_source(tmp_path):
     assert directions.source_of(ranks, "hf").format == "tiktoken"
     assert directions.source_of(SYNTHETIC / "arctic", "hf").format == "sentencepiece"  # a folder's .model
     assert directions.source_of(SYNTHETIC / "arctic", "gguf").format == "hf"  # the converter reads the folder
+    assert directions.source_of(tmp_path, "gguf") == directions.Source("tiktoken", str(ranks), str(tmp_path))
 
 
 def test_a_writer_module_this_version_lacks(tmp_path, capsys, monkeypatch):
@@ -183,4 +184,79 @@ def test_json_output(bpe, tmp_path, capsys):
     assert p["identical"] is True and p["texts"] == len(proof.PROOF_TEXTS)
     assert p["modes"] == [{"add_special": False, "special": "text"}, {"add_special": False, "special": "parse"}]
     assert p["differing"] == [] and p["reports"] == [] and p["known_differences"] == []
+    assert p["skipped_modes"] == []
     assert {p["target_engine"], p["source_engine"]} <= {"tiktoken", "hf", "polytok"}
+
+
+# --- each direction end to end, with its own writer -----------------------------------------------------
+
+def writer_module(name: str) -> None:
+    try:
+        importlib.import_module(f"polytok.convert.{name}")
+    except ModuleNotFoundError:
+        pytest.skip(f"polytok.convert.{name} is not in this version")
+
+
+def byte_ordered_bpe(folder: Path) -> Path:
+    """The tiny BPE with the 256 bytes first in byte order and each merge's token next (a tekken layout)."""
+    from formats.test_convert_proof import tiny_bpe
+
+    data = json.loads(tiny_bpe(folder).read_text(encoding="utf-8"))
+    gpt2 = polytok.load("gpt2")  # its first 256 tokens: ByteLevel's spelling of each byte
+    spelled = {gpt2.token_bytes(i): gpt2.id_to_token(i) for i in range(256)}
+    vocab = {spelled[bytes([b])]: b for b in range(256)}
+    for merge in data["model"]["merges"]:
+        left, right = merge.split(" ") if isinstance(merge, str) else merge
+        vocab.setdefault(left + right, len(vocab))
+    data["model"]["vocab"] = vocab
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder / "tokenizer.json"
+
+
+def proven(out: str) -> str:
+    last = out.splitlines()[-1]
+    assert last.startswith("proof: ") and " identical (target engine: " in last, out
+    return last
+
+
+def test_gguf_to_hf(tmp_path, capsys):
+    writer_module("gguf_to_hf")
+    pytest.importorskip("tokenizers")
+    from formats.test_convert_proof import tiny_bpe
+
+    code, out, err = run(capsys, tiny_bpe(tmp_path / "src").parent, tmp_path / "l.gguf", "--pre", "gpt-2")
+    assert code == 0, err
+    code, out, err = run(capsys, tmp_path / "l.gguf", tmp_path / "hf")
+    assert code == 0, err
+    assert out.startswith(f"wrote {tmp_path / 'hf'}: tokenizer.json") and (tmp_path / "hf" / "tokenizer.json").is_file()
+    assert "× 4 modes identical" in proven(out)
+
+
+def test_sentencepiece_to_hf_and_back(tmp_path, capsys):
+    writer_module("spm_to_hf")
+    writer_module("hf_to_spm")
+    code, out, err = run(capsys, SYNTHETIC / "arctic" / "tokenizer.model", tmp_path / "hf")
+    assert code == 0, err
+    assert "× 1 mode identical" in proven(out)
+    code, out, err = run(capsys, tmp_path / "hf", tmp_path / "back.model")
+    assert code == 0, err
+    proven(out)
+    spm = pytest.importorskip("sentencepiece")
+    a = spm.SentencePieceProcessor(model_file=str(SYNTHETIC / "arctic" / "tokenizer.model"))
+    b = spm.SentencePieceProcessor(model_file=str(tmp_path / "back.model"))
+    text = "Hello world, 你好 <s> test"
+    assert b.encode(text) == a.encode(text)
+
+
+def test_tokenizer_json_to_tiktoken_and_tekken(tmp_path, capsys):
+    writer_module("to_tiktoken")
+    writer_module("to_tekken")
+    pytest.importorskip("tokenizers")
+    source = byte_ordered_bpe(tmp_path / "src")
+    code, out, err = run(capsys, source, tmp_path / "t.tiktoken")
+    assert code == 0, err
+    assert "× 2 modes identical" in proven(out)
+    code, out, err = run(capsys, source, tmp_path / "tekken.json")
+    assert code == 0, err
+    # no <s> in the source: mistral-common cannot add a BOS, where HF adds nothing
+    assert "× 1 mode identical" in proven(out) and "add_special=True, special=text not compared" in out

@@ -2,10 +2,10 @@
 
 The source's format is the one `polytok.formats.sniff` finds (a Llama 3
 ``tokenizer.model`` is a tiktoken rank file, not SentencePiece). A model folder
-is a Hugging Face source for a GGUF target (the converter reads the whole
-folder); for the other targets it is the format of the file `polytok.load`
-would read in it (a folder holding only a SentencePiece ``tokenizer.model`` is
-that ``.model``).
+holding a tokenizer.json or a SentencePiece ``tokenizer.model`` is a Hugging
+Face source for a GGUF target (the converter reads the whole folder); otherwise
+a folder is the file `polytok.load` would read in it (a folder holding only a
+SentencePiece ``tokenizer.model`` is that ``.model`` for a tokenizer.json target).
 
 The target is ``--to`` when given, else what DEST's name says: ``*.gguf``,
 ``*.model`` (SentencePiece), ``*.tiktoken``, ``*tekken*.json``, an existing
@@ -30,7 +30,7 @@ from ..errors import FormatError, PolytokError
 from .outcome import TARGET_FORMATS, Written
 
 __all__ = ["Writer", "Source", "GgufWritten", "WRITERS", "WRITER_NAMES", "FORMAT_NAMES", "DirectionUnavailable",
-           "source_of", "target_of", "writer_for", "directions_from"]
+           "source_of", "folder_file", "target_of", "writer_for", "directions_from"]
 
 #: how each format is named in messages
 FORMAT_NAMES = {"hf": "a Hugging Face tokenizer (folder or tokenizer.json)", "gguf": "a GGUF vocabulary",
@@ -142,18 +142,23 @@ def source_of(src: str | os.PathLike[str], target: str) -> Source:
     p = Path(given)
     if not p.exists():
         raise FormatError("no such file or folder", file=given)
-    if p.is_dir() and target == "gguf":
-        return Source("hf", given, given)
     sniffed = sniff(p)
     kind = _SNIFFED.get(sniffed)
     if kind is None:
         raise PolytokError(f"{given}: polytok reads it ({sniffed}) but convert writes from none of that format "
                            f"(sources: {', '.join(FORMAT_NAMES)})")
+    if p.is_dir() and target == "gguf" and kind in ("hf", "sentencepiece"):
+        return Source("hf", given, given)  # the converter reads the whole model folder
     if p.is_dir() and kind != "hf":
-        from ..formats import load
-
-        return Source(kind, str(load(p).facts.source), given)
+        return Source(kind, str(folder_file(p)), given)
     return Source(kind, given, given)
+
+
+def folder_file(folder: Path) -> Path:
+    """The file of a model folder `polytok.formats.sniff` judges the folder by (the first of ``FOLDER_SEARCH``)."""
+    from ..formats.registry import FOLDER_SEARCH, file_in
+
+    return file_in(folder, FOLDER_SEARCH)
 
 
 def target_of(dest: str | os.PathLike[str], to: str | None = None) -> str:
@@ -198,6 +203,8 @@ def writer_for(source: Source, target: str) -> Writer:
     if found is None:
         exist = directions_from(source.format)
         listed = ", ".join(f"{source.format} -> {t}" for t in exist) if exist else "none in this version"
+        hint = ("; a model folder holding it as tokenizer.model converts to gguf"
+                if (source.format, target) == ("sentencepiece", "gguf") else "")
         raise PolytokError(f"{source.given}: polytok convert cannot write {FORMAT_NAMES[source.format]} as "
-                           f"{target} (directions from {source.format}: {listed})")
+                           f"{target} (directions from {source.format}: {listed}){hint}")
     return found

@@ -44,7 +44,7 @@ from ..errors import PolytokError
 from ..parity.compare import CompareReport, TextResult, compare
 from ..parity.engines import HfSide, PolytokSide, Side, reference_side
 from ..tokenizer import Tokenizer
-from .directions import GgufWritten, Source, source_of, target_of, writer_for
+from .directions import GgufWritten, Source, folder_file, source_of, target_of, writer_for
 from .outcome import Written
 from .texts import CHECK_TEXTS, PROOF_TEXTS
 
@@ -90,6 +90,8 @@ class Proof:
     reports: list[CompareReport] = field(default_factory=list)
     #: (text name, add_special, special, difference) the GGUF's own check named, not counted
     known: list[tuple[str, bool, str, str]] = field(default_factory=list)
+    #: the modes of both formats one engine could not run on its file, and why
+    skipped: list[str] = field(default_factory=list)
 
     def differing(self) -> list[tuple[Mode, TextResult]]:
         """Every (mode, text result) that differs and is no known difference."""
@@ -109,7 +111,8 @@ class Proof:
             known = (f"; not counted: {len(self.known)} text × mode pairs the check names as known llama.cpp "
                      "differences") if self.known else ""
             modes = f"{len(self.modes)} mode" + ("s" if len(self.modes) != 1 else "")
-            return f"proof: {self.texts} texts × {modes} identical ({engines}){known}"
+            skipped = "".join(f"; {why}" for why in self.skipped)
+            return f"proof: {self.texts} texts × {modes} identical ({engines}){known}{skipped}"
         (add_special, special), first = differing[0]
         why = ", ".join(first.reasons) or first.error or first.kind or "ids differ"
         shown = repr(first.text[:_SHOWN]) + ("…" if len(first.text) > _SHOWN else "")
@@ -131,6 +134,7 @@ class Proof:
         return {"identical": not differing, "texts": self.texts,
                 "modes": [{"add_special": a, "special": s} for a, s in self.modes],
                 "target_engine": self.target_engine, "source_engine": self.source_engine,
+                "skipped_modes": self.skipped,
                 "known_differences": [{"text": n, "add_special": a, "special": s, "difference": d}
                                       for n, a, s, d in self.known],
                 "differing": [{"text": r.name, "value": r.text, "add_special": a, "special": s, "kind": r.kind,
@@ -213,18 +217,8 @@ def _engine_file(fmt: str, path: str) -> tuple[str, str]:
     p = Path(path)
     if not p.is_dir():
         return fmt, path
-    if fmt == "hf":
-        kind = sniff(p)
-        if kind == "sentencepiece":  # a model folder holding only a SentencePiece tokenizer.model
-            from ..formats import folder as folder_files
-
-            return "sentencepiece", str(folder_files.where(p, "tokenizer.model"))
-        from ..formats import folder as folder_files
-
-        return "hf", str(folder_files.where(p, "tokenizer.json"))
-    from ..formats import load
-
-    return fmt, str(load(p).facts.source)
+    # a model folder holding only a SentencePiece tokenizer.model is that file to its engine
+    return ("sentencepiece" if fmt == "hf" and sniff(p) == "sentencepiece" else fmt), str(folder_file(p))
 
 
 def _side(fmt: str, path: str, label: str, options: dict[str, Any]) -> tuple[Side, str]:
@@ -265,10 +259,10 @@ def prove(source: Source, written: Written, corpus: Iterable[tuple[str, str]] = 
     target_fmt, target_file = _engine_file(written.target, written.path)
     side_a, engine_a = _side(source_fmt, source_file, "A", {})
     side_b, engine_b = _side(target_fmt, target_file, "B", dict(written.load_options))
-    modes = [m for m in MODES[source_fmt] if m in MODES[target_fmt]]
+    modes, skipped = _runnable(side_a, side_b, [m for m in MODES[source_fmt] if m in MODES[target_fmt]])
     checked = isinstance(written, GgufWritten) and written.report is not None and written.report.check is not None
     items = [*(CHECK_TEXTS if checked else PROOF_TEXTS), *corpus]
-    proof = Proof(engine_b, engine_a, len(items), modes)
+    proof = Proof(engine_b, engine_a, len(items), modes, skipped=skipped)
     if checked:
         assert isinstance(written, GgufWritten)
         proof.known = list(written.report.check.differing)
@@ -281,6 +275,34 @@ def prove(source: Source, written: Written, corpus: Iterable[tuple[str, str]] = 
             if close is not None:
                 close()
     return proof
+
+
+def _runnable(a: Side, b: Side, modes: list[Mode]) -> tuple[list[Mode], list[str]]:
+    """The modes both sides run, and why any other was left out.
+
+    An engine may refuse a mode on a file (mistral-common's BOS where the tekken.json
+    has no ``<s>``); that mode is left out only where the source adds nothing in it
+    (its ids of the empty text are none), else the proof cannot stand and it is an error.
+    """
+    kept, skipped = [], []
+    for add_special, special in modes:
+        refused = None
+        for side in (a, b):
+            try:
+                side.encode("", add_special, special)
+            except Exception as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                refused = f"{side.engine} raised {type(exc).__name__}: {first}"
+                break
+        if refused is None:
+            kept.append((add_special, special))
+            continue
+        mode = f"add_special={add_special}, special={special}"
+        if add_special and a.encode("", add_special, special) == []:
+            skipped.append(f"{mode} not compared: the source adds nothing there and {refused}")
+            continue
+        raise PolytokError(f"the proof cannot compare {mode}: {refused}")
+    return kept, skipped
 
 
 def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str | None = None,
