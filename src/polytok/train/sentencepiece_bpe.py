@@ -31,7 +31,8 @@ from __future__ import annotations
 import heapq
 from itertools import count
 
-from .sentencepiece_corpus import Corpus, f32
+from .sentencepiece_corpus import Corpus
+from .sentencepiece_f32 import f32
 from .sentencepiece_pieces import UNK_CHAR, PieceRules
 
 __all__ = ["train_bpe"]

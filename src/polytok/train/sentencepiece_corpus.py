@@ -16,33 +16,26 @@ in the first free ids, in that order), ``LoadSentences`` and
   point, characters are taken while the share counted so far, as a float32, is
   below ``character_coverage`` as a float32: those are the required characters,
   every other character becomes ``"▅"`` (the boundary too; it is never required);
-* with ``split_by_whitespace`` the sentences become their words
+* with ``split_by_whitespace`` the sentences become their words (for BPE at
+  once, for Unigram after the seed pieces)
   (`split_into_words`) with summed counts, sorted by count descending, then
-  bytes.
+  bytes (`split_sentences`).
 """
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .sentencepiece_f32 import f32
 from .sentencepiece_normalize import charsmap, trainer_normalizer
 from .sentencepiece_options import TrainOptions
 from .sentencepiece_pieces import BOUNDARY, UNK_CHAR, split_into_words
 
-__all__ = ["MetaPiece", "meta_pieces", "Corpus", "load_corpus", "f32", "UNKNOWN", "CONTROL", "USER_DEFINED",
-           "BYTE", "NORMAL"]
+__all__ = ["MetaPiece", "meta_pieces", "Corpus", "load_corpus", "split_sentences", "UNKNOWN", "CONTROL",
+           "USER_DEFINED", "BYTE", "NORMAL"]
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, BYTE = 1, 2, 3, 4, 6
-
-_F32 = struct.Struct("<f")
-
-
-def f32(value: float) -> float:
-    """`value` rounded to the nearest float32 (C++'s ``static_cast<float>``)."""
-    return float(_F32.unpack(_F32.pack(value))[0])
-
 
 @dataclass(frozen=True)
 class MetaPiece:
@@ -159,8 +152,9 @@ def _replace_meta(text: str, metas: list[str], first_chars: set[str]) -> str:
     return "".join(out)
 
 
-def load_corpus(texts: Iterable[str], options: TrainOptions, metas: dict[int, MetaPiece]) -> Corpus:
-    """``LoadSentences`` (and ``SplitSentencesByWhitespace`` when asked).
+def load_corpus(texts: Iterable[str], options: TrainOptions, metas: dict[int, MetaPiece], *,
+                split: bool = True) -> Corpus:
+    """``LoadSentences``, then ``SplitSentencesByWhitespace`` with `split` and split_by_whitespace.
 
     Raises:
         ValueError: no sentence left, a normalized space, or fewer vocabulary slots than
@@ -223,11 +217,16 @@ def load_corpus(texts: Iterable[str], options: TrainOptions, metas: dict[int, Me
         raise ValueError(f"option vocab_size: {options['vocab_size']} is smaller than the required characters "
                          f"and meta pieces ({len(required) + len(metas)}); increase vocab_size or decrease "
                          "character_coverage")
-    if options["split_by_whitespace"]:
-        words: dict[str, int] = {}
-        for text, freq in sentences:
-            for word in split_into_words(text, options["treat_whitespace_as_suffix"],
-                                         options["allow_whitespace_only_pieces"]):
-                words[word] = words.get(word, 0) + freq
-        sentences = sorted(words.items(), key=lambda item: (-item[1], item[0]))
+    if split and options["split_by_whitespace"]:
+        sentences = split_sentences(sentences, options)
     return Corpus(sentences, required)
+
+
+def split_sentences(sentences: list[tuple[str, int]], options: TrainOptions) -> list[tuple[str, int]]:
+    """``SplitSentencesByWhitespace``: the words with summed counts, count descending, then bytes."""
+    words: dict[str, int] = {}
+    for text, freq in sentences:
+        for word in split_into_words(text, options["treat_whitespace_as_suffix"],
+                                     options["allow_whitespace_only_pieces"]):
+            words[word] = words.get(word, 0) + freq
+    return sorted(words.items(), key=lambda item: (-item[1], item[0]))

@@ -26,6 +26,7 @@ from .sentencepiece_corpus import NORMAL, load_corpus, meta_pieces
 from .sentencepiece_normalize import charsmap
 from .sentencepiece_options import parse_options
 from .sentencepiece_pieces import PieceRules
+from .sentencepiece_unigram import train_unigram
 
 __all__ = ["train_sentencepiece", "train_pieces"]
 
@@ -39,7 +40,8 @@ def train_pieces(texts: Iterable[str], **options: Any) -> tuple[list[tuple[str, 
     """
     parsed = parse_options(options)
     metas = meta_pieces(parsed)
-    corpus = load_corpus(texts, parsed, metas)
+    unigram = parsed["model_type"] == "unigram"
+    corpus = load_corpus(texts, parsed, metas, split=not unigram)
     rules = PieceRules(
         max_sentencepiece_length=parsed["max_sentencepiece_length"],
         split_by_unicode_script=parsed["split_by_unicode_script"], split_by_number=parsed["split_by_number"],
@@ -47,10 +49,10 @@ def train_pieces(texts: Iterable[str], **options: Any) -> tuple[list[tuple[str, 
         treat_whitespace_as_suffix=parsed["treat_whitespace_as_suffix"],
         allow_whitespace_only_pieces=parsed["allow_whitespace_only_pieces"])
     vocab_size = parsed["vocab_size"]
-    if parsed["model_type"] == "bpe":
-        trained = train_bpe(corpus, rules, len(metas), vocab_size)
+    if unigram:
+        trained = train_unigram(corpus, rules, parsed, metas)
     else:
-        raise ValueError("option model_type: 'unigram' is not implemented yet")
+        trained = train_bpe(corpus, rules, len(metas), vocab_size)
     pieces: list[tuple[str, float, int]] = []
     seen: set[str] = set()
     next_trained = 0
