@@ -17,8 +17,9 @@ The rewrite gives Oniguruma the same sets: each category becomes the explicit cl
 llama.cpp's table (so Oniguruma's newer Unicode data never enters), case categories
 (``\\p{Lu}`` ...) are every letter (the collapsed text cannot tell cases apart), a class
 is widened or narrowed so a non-ASCII whitespace matches exactly when ``\\x0b`` would,
-a literal non-ASCII whitespace outside a class never matches, and ``^``/``$`` become
-``\\A``/``\\z``. What has no rewrite is returned as a reason.
+a literal non-ASCII whitespace outside a class never matches, ``^``/``$`` become
+``\\A``/``\\z``, and ``\\d \\w \\b`` (ASCII in llama.cpp's engines, Unicode in Oniguruma)
+become ASCII classes and lookarounds. What has no rewrite is returned as a reason.
 """
 
 from __future__ import annotations
@@ -42,7 +43,12 @@ _SPLITTERS = {_GPT2: _GPT2 + "|\\s+",
 _NOT_REGEXES = {"\\p{Han}+": "the Kimi-K2 splitter", "\\p{AFMoE_digits}": "the digit-group splitter",
                 "\\d{1,3}(?=(?:\\d{3})*\\b)": "the digit-group splitter"}
 _WIDE_SPACES = tuple(sorted(c for c in WHITESPACE if c > 0x7F))
-_ASCII_ONLY = {"d": "\\d", "D": "\\D", "w": "\\w", "W": "\\W", "b": "\\b", "B": "\\B"}
+# \d \w \b are ASCII in llama.cpp's engines (C-locale std::regex) and Unicode in Oniguruma
+_WORD = "[0-9A-Za-z_]"
+_ASCII_ONLY = {"d": "[0-9]", "D": "[^0-9]", "w": _WORD, "W": f"[^{_WORD[1:]}",
+               "b": f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))",
+               "B": f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))"}
+_ASCII_MEMBERS = {"d": "0-9", "w": "0-9A-Za-z_"}
 _SIMPLE_ESCAPES = {"r": 13, "n": 10, "t": 9, "f": 12, "v": 11, "0": 0}
 
 
@@ -147,7 +153,7 @@ class _Rewrite:
             return "" if members is None else f"[{members}]"
         self.i += 1
         if nxt in _ASCII_ONLY:
-            self.refuse(f"the ASCII-only {_ASCII_ONLY[nxt]}")
+            return _ASCII_ONLY[nxt]
         return "\\" + nxt
 
     def char_class(self) -> str:
@@ -181,6 +187,11 @@ class _Rewrite:
                 members = self.category()
                 self.i += 1
                 items.append(members or "")
+                prev = None
+                continue
+            if c == "\\" and regex[self.i + 1:self.i + 2] in _ASCII_MEMBERS:
+                items.append(_ASCII_MEMBERS[regex[self.i + 1]])
+                self.i += 2
                 prev = None
                 continue
             if c == "\\" and regex[self.i + 1:self.i + 2] in ("s", "S"):

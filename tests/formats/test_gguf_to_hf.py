@@ -1,0 +1,280 @@
+"""polytok.convert.gguf_to_hf: a GGUF vocabulary written as a HF folder tokenizes as llama.cpp.
+
+Expected ids and detokenized bytes are llama.cpp's (tests/golden/gguf/<name>.jsonl.gz,
+llama-cpp-python 0.3.36, see test_gguf_parity.py); the written tokenizer.json is loaded
+by HF tokenizers 0.23.3 live. llama.cpp's parse_special=False is HF's
+``encode_special_tokens=True``; its detokenize (remove_special, unparse_special) =
+(False, True) is ``decode(skip_special_tokens=False)``, (True, False) is
+``skip_special_tokens=True``. A vocabulary whose llama.cpp behaviour has no
+tokenizer.json form is refused, and the reasons are asserted. Crafted texts (the
+Unicode rules of the regex rewrite) are compared with polytok reading the GGUF,
+the pure-Python reproduction of llama.cpp that test_gguf_parity.py holds to the goldens.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from fixtures import gguf_vocab_path
+
+import polytok
+from polytok.convert.gguf_to_hf import write_hf_folder
+from polytok.convert.gguf_to_hf_specials import overlapping_entries
+from polytok.convert.outcome import ConversionRefused
+
+tokenizers = pytest.importorskip("tokenizers")
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "gguf"
+NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz"))
+
+# vocabulary -> a phrase of each reason its conversion is refused for
+REFUSED = {
+    "baichuan": ["share the score", "leading space"],
+    "bert-bge": ["strip_accents", "lowercase", "prefixes '\u2581' to every word"],
+    "falcon": ["'>>TITLE<<' and '<|endoftext|>' overlap"],
+    "llama-spm": ["share the score", "leading space"],
+    "nomic-bert-moe": ["UGM", "strip the whitespace beside them"],
+    "phi-3": ["share the score", "leading space", "64 special tokens"],
+}
+EXACT = [name for name in NAMES if name not in REFUSED]
+# the default run: byte-level BPE with clean_spaces (gpt-2); code-point regexes whose classes span
+# non-ASCII whitespace and user-defined entries in the byte alphabet (deepseek-coder)
+QUICK = ["deepseek-coder", "gpt-2"]
+
+
+def golden_rows(name: str) -> list[dict]:
+    with gzip.open(GOLDEN / f"{name}.jsonl.gz", "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines][1:]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """name -> (GGUF path, HF Tokenizer of the written folder, folder); forced for refused ones."""
+    cache: dict[str, tuple[Path, object, Path]] = {}
+
+    def get(name: str):
+        if name not in cache:
+            source = gguf_vocab_path(name)
+            out = tmp_path_factory.mktemp(name)
+            write_hf_folder(str(source), str(out), force=name in REFUSED)
+            cache[name] = (source, tokenizers.Tokenizer.from_file(str(out / "tokenizer.json")), out)
+        return cache[name]
+
+    return get
+
+
+def mismatches(tok, rows: list[dict], *, decode: bool = True) -> list[str]:
+    bad = []
+    for row in rows:
+        tok.encode_special_tokens = not row["parse_special"]
+        got = tok.encode(row["text"], add_special_tokens=row["add_special"]).ids
+        if got != row["ids"]:
+            bad.append(f"{row['name']} add_special={row['add_special']} parse_special={row['parse_special']}: "
+                       f"{got[:16]} != {row['ids'][:16]}")
+        for key, skip in (("detok_keep", False), ("detok_skip", True)):
+            if decode and key in row:
+                expected = base64.b64decode(row[key]).decode("utf-8", "replace")
+                got_text = tok.decode(row["ids"], skip_special_tokens=skip)
+                if got_text != expected:
+                    bad.append(f"{row['name']} decode(skip_special_tokens={skip}): {got_text[:60]!r} != "
+                               f"{expected[:60]!r}")
+    return bad
+
+
+def check_goldens(name: str, written, *, decode: bool = True) -> None:
+    _, tok, _ = written(name)
+    rows = golden_rows(name)
+    bad = mismatches(tok, rows, decode=decode)
+    assert not bad, f"{name}: {len(bad)} of {len(rows)} rows differ from llama.cpp:\n" + "\n".join(bad[:8])
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_written_folder_tokenizes_as_llama_cpp(name, written):
+    check_goldens(name, written)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", EXACT)
+def test_every_exact_vocabulary_tokenizes_as_llama_cpp(name, written):
+    check_goldens(name, written)
+
+
+def test_the_goldens_split_into_exact_and_refused():
+    assert len(NAMES) == 19 and set(REFUSED) <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in ("bert-bge", "llama-spm") else pytest.mark.slow)
+                                  for n in sorted(REFUSED)])
+def test_refused_vocabulary_names_each_reason_and_writes_nothing(name, tmp_path):
+    source = gguf_vocab_path(name)
+    with pytest.raises(ConversionRefused) as refused:
+        write_hf_folder(str(source), str(tmp_path / "out"))
+    reasons = refused.value.reasons
+    for phrase in REFUSED[name]:
+        assert any(phrase in reason for reason in reasons), (phrase, reasons)
+    assert len(reasons) == len(REFUSED[name]), reasons
+    assert refused.value.target == "hf" and not (tmp_path / "out").exists()
+
+
+def test_forced_spm_ids_equal_llama_cpp(written):
+    """SPM is refused for its decoding only: the forced folder's ids are llama.cpp's in every mode
+    (the Prepend per piece, the score-ranked merges, byte fallback, the special tokens)."""
+    check_goldens("llama-spm", written, decode=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["baichuan", "falcon", "llama-spm", "phi-3"])
+def test_forced_ids_equal_llama_cpp_where_only_decode_or_rare_inputs_differ(name, written):
+    check_goldens(name, written, decode=name == "falcon")
+
+
+def test_forced_spm_decode_differs_only_by_the_first_space(written):
+    """The refusal reason, shown: llama.cpp keeps the space after a BOS that remove_special
+    dropped (golden ``[1, 259]`` -> ``"  "``) and strips it without a BOS; one decoder cannot do both."""
+    source, tok, _ = written("llama-spm")
+    row = next(r for r in golden_rows("llama-spm") if r["name"] == "whitespace-001" and "detok_skip" in r)
+    expected = base64.b64decode(row["detok_skip"]).decode("utf-8")
+    assert row["ids"][0] == 1 and tok.decode(row["ids"], skip_special_tokens=True) == expected[1:]
+    reference = polytok.load(source)
+    assert tok.decode(row["ids"][1:], skip_special_tokens=True) == reference.decode(row["ids"][1:]) == " "
+
+
+def test_forced_strip_flags_are_written(written):
+    """phi-3's RSTRIP entries (a name rule of llama.cpp) keep their flag in the forced folder."""
+    _, _, out = written("phi-3")
+    data = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    flags = {t["content"]: (t["lstrip"], t["rstrip"]) for t in data["added_tokens"]}
+    assert flags["<|end|>"] == (False, True) and flags["</s>"] == (False, True)
+    assert flags["<s>"] == (False, False) and flags["<unk>"] == (False, False)
+
+
+# texts for the rules of the regex rewrite: non-ASCII whitespace inside classes that span it
+# (llama.cpp sees \x0b there), letters assigned after Unicode 15.1 (llama.cpp's table says
+# "other"), contractions with a long s, '$' at the end, ASCII \s \d \b against wide spaces and
+# non-ASCII digits, case categories, marks
+CRAFTED = ["a\u3000b", "x \u3000\u3002y", "\u2028\u3000\u2029 z", "\u1c89\u1c8a 1\u1c89a", "Ab\u1c89c d\u1c89 \u1c89",
+           "a \n", "x  \u3000\n", "'\u017f 'S 's 'LL", "\u00fc\u3000\u00fc", "\u300c\u30c6\u30b9\u30c8\u300d\u3000x",
+           "\u00a0\u00a0a", "\ud55c\uad6d\uc5b4 \u3000\ud55c", "\u0915\u094d\u0937 \U00011f00\U00011f41",
+           "a\u0301 e\u0300", "Hello World123456 don't\n\n  x\t\ty", "HTTPServer getURL \u00fcber \u00dcBER",
+           "1,234,567 12345 \u0661\u0662\u0663\u0664 \uff14\uff15\uff16\uff17", "<sentinel:12>IMGIMGABZ",
+           "\u4f60\u597d\u4e16\u754c \u3053\u3093\u306b\u3061\u306f \uc548\ub155", "x_1 \u00b2\u00bd3 a1b2"]
+
+
+def test_every_pre_type_splits_as_llama_cpp():
+    """Each distinct regex list of llama.cpp's pre types, rewritten, cuts the crafted texts into
+    the pieces `LlamaRegexSplit` (polytok's reproduction of unicode_regex_split) gives."""
+    from polytok.convert.gguf_to_hf_regex import onig_regex
+    from polytok.pre_tokenizers.llama_pre_types import PRE_TYPES
+    from polytok.pre_tokenizers.llama_regex_split import LlamaRegexSplit
+
+    refused, bad = set(), []
+    for regexes in dict.fromkeys(p.regexes for p in PRE_TYPES.values()):
+        patterns = [onig_regex(r) for r in regexes]
+        if any(reasons for _, reasons in patterns):
+            refused.update(name for name, p in PRE_TYPES.items() if p.regexes == regexes)
+            continue
+        hf = tokenizers.pre_tokenizers.Sequence(
+            [tokenizers.pre_tokenizers.Split(tokenizers.Regex(p), "isolated") for p, _ in patterns])
+        reference = LlamaRegexSplit(regexes, byte_encode=False)
+        for text in CRAFTED:
+            got = [piece for piece, _ in hf.pre_tokenize_str(text)]
+            if got != reference.pre_tokenize(text):
+                bad.append(f"{regexes[0][:40]!r}: {text!r}: {got} != {reference.pre_tokenize(text)}")
+    assert not bad, "\n".join(bad[:5])
+    assert refused == {"tiny_aya", "kimi-k2", "afmoe", "cohere2moe"}  # hand-written splitters, not regexes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["deepseek-llm", "deepseek-coder", "qwen35", "llama-bpe"])
+def test_crafted_texts_encode_as_llama_cpp(name, written):
+    source, tok, _ = written(name)
+    reference = polytok.load(source)
+    tok.encode_special_tokens = True
+    for text in CRAFTED:
+        assert tok.encode(text, add_special_tokens=False).ids == reference.encode(
+            text, add_special=False, special="text"), repr(text)
+
+
+def test_user_defined_entry_in_the_byte_alphabet_decodes_to_its_text(written):
+    """llama.cpp renders a user-defined entry as its text; HF's ByteLevel decoder would read 'õ' as byte 0xF5."""
+    source, tok, _ = written("deepseek-coder")
+    reference = polytok.load(source)
+    ids = reference.encode("x \u00f5\u00f7 y", add_special=False, special="text")
+    assert tok.decode(ids, skip_special_tokens=False) == reference.decode(ids) == "x \u00f5\u00f7 y"
+
+
+def test_clean_spaces_passes_on_decode(written):
+    source, tok, _ = written("gpt-2")
+    reference = polytok.load(source)
+    for text in ["a ' b 's 're 't", "Hello ? world . x , y !", "it 's  . ' ' x", "don 't 'll 've 'm"]:
+        ids = reference.encode(text, add_special=False, special="text")
+        assert tok.decode(ids, skip_special_tokens=False) == reference.decode(ids), text
+
+
+def test_overlapping_special_texts():
+    assert overlapping_entries(["XY", "YZW"]) == ("XY", "YZW")
+    assert overlapping_entries(["<a>", "<b>", "<a><b>"]) is None
+    assert overlapping_entries(["abc", "bc"]) is None  # contained: both matchers take the longer
+
+
+@pytest.mark.slow
+def test_named_chat_templates_are_listed(written):
+    source, _, out = written("command-r")
+    config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    names = [t["name"] for t in config["chat_template"]]
+    assert names == ["default", "tool_use", "rag"]
+    vocab = polytok.formats.gguf.read_gguf_vocab(source)
+    assert config["chat_template"][1]["template"] == vocab.metadata["tokenizer.chat_template.tool_use"]
+    start = vocab.token_ids["<|START_OF_TURN_TOKEN|>"]
+    assert config["added_tokens_decoder"][str(start)]["special"] is False  # user-defined: always matched
+
+
+def test_tokenizer_config_and_special_tokens_map(written):
+    source, _, out = written("phi-3")
+    config = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    vocab = polytok.formats.gguf.read_gguf_vocab(source)
+    assert config["chat_template"] == vocab.metadata["tokenizer.chat_template"]
+    assert (config["bos_token"], config["eos_token"], config["unk_token"], config["pad_token"]) == (
+        "<s>", "<|endoftext|>", "<unk>", "<|endoftext|>")
+    assert config["add_bos_token"] is True and config["add_eos_token"] is False
+    assert config["clean_up_tokenization_spaces"] is False
+    decoder = config["added_tokens_decoder"]
+    assert decoder["1"] == {"content": "<s>", "single_word": False, "lstrip": False, "rstrip": False,
+                            "normalized": False, "special": True}
+    # '</s>' is user-defined in the file and made CONTROL (an EOG text) by llama.cpp: parsed only as special
+    assert decoder["2"]["special"] is True and decoder["2"]["rstrip"] is True
+    special_map = json.loads((out / "special_tokens_map.json").read_text(encoding="utf-8"))
+    assert special_map["bos_token"]["content"] == "<s>" and set(special_map) == {
+        "bos_token", "eos_token", "unk_token", "pad_token"}
+
+
+SYNTHETIC = GOLDEN / "synthetic"
+# the small GGUFs of llama.cpp's special-token rules, and what their conversion meets
+SYNTHETIC_REFUSED = {"jina-mask": "strip the whitespace", "phi3-names": "strip the whitespace",
+                     "rules": "'XY' and 'YZW' overlap", "unused-mask": "strip the whitespace"}
+
+
+@pytest.mark.parametrize("name", sorted(p.name.removesuffix(".gguf") for p in SYNTHETIC.glob("*.gguf")))
+def test_synthetic_special_token_rules(name, tmp_path):
+    """EOG shapes, harmony's always-rendered tokens, LSTRIP/RSTRIP name rules, unused entries and
+    overlapping special texts, against llama.cpp's goldens; a refused file's forced folder still
+    gives llama.cpp's ids except where its reason shows (rules: ``XYZW``)."""
+    source = SYNTHETIC / f"{name}.gguf"
+    if name in SYNTHETIC_REFUSED:
+        with pytest.raises(ConversionRefused) as refused:
+            write_hf_folder(str(source), str(tmp_path))
+        assert [SYNTHETIC_REFUSED[name] in r for r in refused.value.reasons] == [True]
+    written_folder = write_hf_folder(str(source), str(tmp_path), force=name in SYNTHETIC_REFUSED)
+    tok = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    rows = [json.loads(line) for line in (SYNTHETIC / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()][1:]
+    bad = mismatches(tok, rows)
+    if name == "rules":
+        assert bad and all(b.startswith(next(r["name"] for r in rows if r["text"] == "XYZW")) for b in bad)
+    else:
+        assert not bad, "\n".join(bad[:5])
+    assert sorted(Path(f).name for f in written_folder.files) == [
+        "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
