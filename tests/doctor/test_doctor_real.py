@@ -13,9 +13,20 @@ from polytok.doctor import diagnose
 tokenizers = pytest.importorskip("tokenizers")
 
 
-@pytest.mark.parametrize("source", [("spm-mistral-v3", "tokenizer.model"), ("tekken-240718", "tekken.json")])
+@pytest.mark.parametrize("source", [("spm-mistral-v3", "tokenizer.model"), ("tekken-240718", "tekken.json"),
+                                    ("whisper-gpt2-tiktoken", "gpt2.tiktoken")])
 def test_a_folder_with_nothing_wrong_gives_nothing(tmp_path, source):
     assert diagnose(model_folder(tmp_path / "f", source)) == []
+
+
+def test_a_check_the_vocabulary_cannot_run_is_reported(tmp_path):
+    # real: this cropped vocabulary has no [UNK] and lacks 'Hello'; HF tokenizers raises on it too
+    folder = model_folder(tmp_path / "f", ("labse-cropped", "tokenizer.json"))
+    with pytest.raises(Exception, match="Missing \\[UNK\\] token"):
+        tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")).encode("Hello")
+    found = diagnose(folder)
+    assert codes(found) == ["check-failed", "forgeable-markers"]
+    assert found[0].details["check"] == "double-bos" and "[UNK]" in found[0].message
 
 
 def _forgeable_checked(folder, finding):

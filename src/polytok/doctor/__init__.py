@@ -9,7 +9,8 @@ Each check is one module and gives `Finding` objects with a stable ``code``:
   conversation is not the start of the rendering with one message more, or the template fails;
 - ``redefined-tokens`` (`redefined`): the config gives an existing id a new text;
 - ``past-embedding-size`` (`embedding`): added-token ids at or past ``config.json``'s ``vocab_size``;
-- ``unreadable-file`` (`diagnose`): a tokenizer file polytok cannot read.
+- ``unreadable-file`` (`diagnose`): a tokenizer file polytok cannot read;
+- ``check-failed`` (`diagnose`): a check raised (a vocabulary that cannot encode its text).
 
 `diagnose` runs them all; docs/doctor.md describes each with an example.
 """

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import FormatError, PolytokError
 from .disagree import files_disagree
 from .double_bos import double_bos
 from .embedding import past_embedding
@@ -34,9 +35,17 @@ def diagnose(folder: str | Path) -> list[Finding]:
     if tok is None:
         return found
     files = tuple(tok.facts.files)
-    found += double_bos(tok, files)
-    found += forgeable_markers(tok, files)
-    found += template_prefix(tok, files)
-    found += redefined_tokens(tok, path, files)
-    found += past_embedding(tok, path, files)
+    checks: list[tuple[str, Callable[[], list[Finding]]]] = [
+        ("double-bos", lambda: double_bos(tok, files)),
+        ("forgeable-markers", lambda: forgeable_markers(tok, files)),
+        ("template-not-prefix-preserving", lambda: template_prefix(tok, files)),
+        ("redefined-tokens", lambda: redefined_tokens(tok, path, files)),
+        ("past-embedding-size", lambda: past_embedding(tok, path, files)),
+    ]
+    for code, check in checks:
+        try:
+            found += check()
+        except PolytokError as exc:  # e.g. a vocabulary that cannot encode the check's text, as its engine cannot
+            found.append(Finding("check-failed", "error", f"the {code} check could not run: {exc}", files,
+                                 {"check": code, "error": str(exc)}))
     return found

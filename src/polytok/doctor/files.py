@@ -6,8 +6,8 @@ Every file a format's reader opens in a model folder (`polytok.formats.registry.
 ``*.gguf``, each also as ``NAME.gz``) and a GGUF next to the folder (``FOLDER*.gguf`` in
 its parent). Each file is read alone (`polytok.load` of the file), as its own engine
 reads it; the folder itself is read as `polytok.load` reads it (its tokenizer file with
-the folder's config files: chat template, added tokens, redefinitions), or, for a folder
-holding only GGUF files, as its first GGUF.
+the folder's config files: chat template, added tokens, redefinitions), or, where a
+folder load finds no file (only a GGUF, a ``NAME.tiktoken``), as the first file read.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ def read_folder(folder: Path) -> FolderFiles:
             result.files[path] = load(path)
         except PolytokError as exc:
             result.unreadable[path] = str(exc)
-    if result.main is None:
-        result.main = next((tok for path, tok in result.files.items() if path.suffix.lower() == ".gguf"), None)
+    if result.main is None:  # a folder load does not search for it (a GGUF, NAME.tiktoken): the first file read
+        result.main = next(iter(result.files.values()), None)
         if result.main is None and not result.unreadable and failure is not None:
             raise failure
     return result

@@ -5,7 +5,7 @@ by default (`Tokenizer.default_special` is PARSE: HF tokenizers' ``encode``, who
 ``encode_special_tokens`` is off unless set; llama.cpp's ``parse_special`` as its
 tokenizer tools pass it), a user who writes ``<|im_end|>`` in a message gets the control
 id the model was trained to end a turn on. Each marker ``special=`` governs
-(`polytok.tokenizer.special_controls.markers`) is encoded inside a short text with the
+(`polytok.tokenizer.special_controls.markers`) is encoded as a text of its own with the
 default mode; the markers that come out as their own id are reported, the ones the chat
 template writes or the tokenizer names (BOS, EOS, end of generation) first. The remedy is
 per call: ``special="raise"`` refuses any marker in user text, ``special="text"`` reads
@@ -36,7 +36,7 @@ def forgeable_markers(tok: Tokenizer, files: tuple[str, ...]) -> list[Finding]:
     forged = []
     for marker in sorted(markers(tok)):
         id_ = tok.token_to_id(marker)
-        if marker and id_ is not None and id_ in tok.encode(f"a {marker} b", add_special=False):
+        if marker and id_ is not None and id_ in tok.encode(marker, add_special=False):
             forged.append({"text": marker, "id": id_, "important": _important(tok, marker, id_)})
     if not forged:
         return []
