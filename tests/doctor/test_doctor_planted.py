@@ -227,15 +227,16 @@ def test_the_conversation_is_the_documented_one():
 def test_the_files_read_include_a_gguf_inside_and_one_named_after_the_folder(tmp_path):
     from polytok.doctor.files import tokenizer_files
 
-    folder = tmp_path / "model"
+    folder = tmp_path / "model[1]"
     folder.mkdir()
-    for name in ("model/tokenizer.json", "model/vocab.json", "model/weights.gguf", "model-Q4.gguf", "other.gguf"):
+    for name in ("model[1]/tokenizer.json", "model[1]/vocab.json", "model[1]/weights.gguf", "model[1]-Q4.gguf",
+                 "model1.gguf", "other.gguf"):
         (tmp_path / name).write_bytes(b"")
     # vocab.json is a GPT-2 vocabulary only beside merges.txt
-    assert [p.name for p in tokenizer_files(folder)] == ["weights.gguf", "tokenizer.json", "model-Q4.gguf"]
+    assert [p.name for p in tokenizer_files(folder)] == ["weights.gguf", "tokenizer.json", "model[1]-Q4.gguf"]
     (folder / "merges.txt").write_bytes(b"")
     assert [p.name for p in tokenizer_files(folder)] == ["weights.gguf", "vocab.json", "tokenizer.json",
-                                                         "model-Q4.gguf"]
+                                                         "model[1]-Q4.gguf"]
 
 
 @pytest.mark.slow

@@ -49,7 +49,8 @@ def tokenizer_files(folder: Path) -> list[Path]:
             # vocab.json is a GPT-2 vocabulary only beside merges.txt (as the registry's claim says)
             if path is not None and (spec.name != "gpt2_vocab" or folder_files.find(folder, "merges.txt")):
                 found.append(path)
-    found.extend(sorted(p for p in folder.parent.glob(folder.name + "*.gguf") if p.is_file()))
+    # beside it: by name, not a glob of the name (a folder name may hold [ or *)
+    found.extend(sorted(p for p in folder.parent.glob("*.gguf") if p.name.startswith(folder.name) and p.is_file()))
     return list(dict.fromkeys(found))
 
 
