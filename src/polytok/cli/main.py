@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     _COMMANDS.update(add_export_vocab(sub, loading))
     from .doctor import add_parser as add_doctor
     _COMMANDS.update(add_doctor(sub))
+    from .train import add_parser as add_train
+    _COMMANDS.update(add_train(sub))
     return p
 
 
