@@ -46,7 +46,7 @@ _MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
             "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False},
     "WordPiece": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                   "max_input_chars_per_word": 100},
-    "WordLevel": {"type": "WordLevel", "unk_token": None},
+    "WordLevel": {"type": "WordLevel", "unk_token": "<unk>"},
 }
 
 
@@ -91,14 +91,16 @@ def source_json(tok: Tokenizer) -> dict[str, Any]:
 
 
 def train(texts: Iterable[str] | None, pipeline: dict[str, Any] | Tokenizer, trainer: Trainer | None = None, *,
-          files: list[str] | None = None, workers: int = 1, engine: str = "local",
-          special_token_flags: dict[str, dict[str, Any]] | None = None) -> TrainedTokenizer:
+          files: list[str] | None = None, workers: int = 1, engine: str = "local", field: str = "text",
+          column: str = "text", special_token_flags: dict[str, dict[str, Any]] | None = None) -> TrainedTokenizer:
     """Train `trainer`'s model on `texts` (and/or `files`, read by the corpus readers) through `pipeline`.
 
     `pipeline`: a ``tokenizer.json``-shaped dict or a tokenizer loaded from one; its model's
     vocabulary is replaced, its other options kept. `trainer` defaults to the model kind's
-    trainer with HF's defaults. `special_token_flags` gives a special token's added-token
-    flags (``lstrip``, ``normalized``, …) by content.
+    trainer with HF's defaults. `workers`, `engine` (``local`` or ``ray``), `field` (JSONL) and
+    `column` (Parquet) say how `files` are counted (`corpus_counts.count_splits`).
+    `special_token_flags` gives a special token's added-token flags (``lstrip``,
+    ``normalized``, …) by content.
     """
     data = source_json(pipeline) if isinstance(pipeline, Tokenizer) else copy.deepcopy(pipeline)
     model = dict(data.get("model") or {})
@@ -114,7 +116,8 @@ def train(texts: Iterable[str] | None, pipeline: dict[str, Any] | Tokenizer, tra
     post_processor = data.pop("post_processor", None)
     data.setdefault("version", "1.0")
     template = parse_tokenizer_json({**data, "post_processor": None})
-    counts = count_corpus(texts, files, words_of(template), workers=workers, engine=engine)
+    counts = count_corpus(texts, files, words_of(template), workers=workers, engine=engine, field=field,
+                          column=column)
     return assemble(data, trainer, trainer.train(counts), post_processor, special_token_flags or {})
 
 
@@ -191,7 +194,7 @@ def texts_and_files(texts_or_files: Any) -> tuple[Iterable[Any] | None, list[str
 
 def train_new(tok: Tokenizer, texts_or_files: Any, vocab_size: int, *, files: list[str] | None = None,
               new_special_tokens: list[str] | None = None, workers: int = 1, engine: str = "local",
-              **trainer_args: Any) -> TrainedTokenizer:
+              field: str = "text", column: str = "text", **trainer_args: Any) -> TrainedTokenizer:
     """transformers' ``train_new_from_iterator`` on `tok`: the same pipeline and special
     tokens, a model of the same kind trained on `texts_or_files` (texts, batches of texts,
     or paths, read by the corpus readers) and `files`."""
@@ -218,7 +221,8 @@ def train_new(tok: Tokenizer, texts_or_files: Any, vocab_size: int, *, files: li
         args["initial_alphabet"] = list(BYTE_LEVEL_ALPHABET)
     trainer = _TRAINER_OF_MODEL[kind](vocab_size=vocab_size, special_tokens=special, **args)
     data["model"] = {"type": kind, **{k: v for k, v in model.items() if k not in ("vocab", "merges")}}
-    return train(texts, data, trainer, files=files, workers=workers, engine=engine, special_token_flags=flags)
+    return train(texts, data, trainer, files=files, workers=workers, engine=engine, field=field, column=column,
+                 special_token_flags=flags)
 
 
 def _implied_kind(model: dict[str, Any]) -> str:
