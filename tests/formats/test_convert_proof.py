@@ -200,3 +200,24 @@ def first_changed(tokenizer_json: Path) -> int:
     cut = tokenizers.Tokenizer.from_str(json.dumps(data))
     return next(k for k, (_, text) in enumerate(proof.PROOF_TEXTS)
                 if full.encode(text, add_special_tokens=False).ids != cut.encode(text, add_special_tokens=False).ids)
+
+
+def test_a_gguf_proof_does_not_count_what_the_check_names(bpe, tmp_path, capsys):
+    """An NFC normalizer llama.cpp does not run: the converter's check names 'cafe\\u0301' a known
+    difference, and the proof (HF with the normalizer against the GGUF) passes saying so."""
+    pytest.importorskip("gguf")
+    folder = tmp_path / "nfc"
+    folder.mkdir()
+    data = json.loads(bpe.read_text(encoding="utf-8"))
+    data["normalizer"] = {"type": "NFC"}
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["convert", str(folder), str(tmp_path / "nfc.gguf"), "--pre", "gpt-2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "check: " in out[-2] and "normalizer (" in out[-2]
+    n = len(proof.CHECK_TEXTS)
+    assert out[-1].startswith(f"proof: {n} texts × 4 modes identical (") and "; not counted: " in out[-1]
+    # the same GGUF against the source with the excuse ignored: the normalized text differs
+    source = directions.source_of(folder, "gguf")
+    written = directions.GgufWritten("gguf", str(tmp_path / "nfc.gguf"), [str(tmp_path / "nfc.gguf")])
+    bare = proof.prove(source, written)
+    assert not bare.identical and bare.differing()[0][1].text == "cafe\u0301"
