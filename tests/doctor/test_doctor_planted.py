@@ -184,21 +184,35 @@ def test_a_sentencepiece_folder_whose_config_renames_an_id(tmp_path):
     assert found[0].details["reasons"] == ["redefined-token-appended"]
 
 
-def test_a_tokenizer_json_folder_whose_config_renames_an_id_and_passes_the_embedding(tmp_path):
-    transformers = pytest.importorskip("transformers")
-    folder = hf_folder(tmp_path / "f", "llama2")
+def _renamed_llama2(folder):
+    folder = hf_folder(folder, "llama2")
     edit_json(folder / "tokenizer_config.json", _added({31998: "<|im_start|>"}))
     (folder / "config.json").write_text(json.dumps({"vocab_size": 32000}), encoding="utf-8")
-    # transformers live: the renamed text gets a new id after the vocabulary, the old id keeps its piece
-    auto = transformers.AutoTokenizer.from_pretrained(str(folder))
-    appended, old = auto.convert_tokens_to_ids("<|im_start|>"), auto.convert_ids_to_tokens(31998)
-    assert appended == 32000 and old != "<|im_start|>"
+    return folder
+
+
+def test_a_tokenizer_json_folder_whose_config_renames_an_id_and_passes_the_embedding(tmp_path):
+    folder = _renamed_llama2(tmp_path / "f")
+    hf = _hf(folder)  # HF tokenizers live: the piece the id holds, and the first id after the vocabulary
+    old, after = hf.id_to_token(31998), hf.get_vocab_size(with_added_tokens=True)
+    assert old != "<|im_start|>" and after == 32000
     found = diagnose(folder)
     assert codes(found) == [FORGEABLE, "redefined-tokens", "past-embedding-size"]
     assert found[1].details["redefinitions"] == [{"id": 31998, "old": old, "new": "<|im_start|>",
                                                   "source": "tokenizer_config.json added_tokens_decoder.31998",
-                                                  "appended_as": appended}]
-    assert [e["id"] for e in found[2].details["ids"]] == [appended]
+                                                  "appended_as": after}]
+    assert [e["id"] for e in found[2].details["ids"]] == [after]
+
+
+@pytest.mark.slow
+def test_transformers_appends_the_renamed_text_of_a_tokenizer_json_folder(tmp_path):
+    transformers = pytest.importorskip("transformers")
+    folder = _renamed_llama2(tmp_path / "f")
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder))  # transformers 5.24 live
+    appended, old = auto.convert_tokens_to_ids("<|im_start|>"), auto.convert_ids_to_tokens(31998)
+    finding = next(f for f in diagnose(folder) if f.code == "redefined-tokens")
+    assert finding.details["redefinitions"][0]["appended_as"] == appended == 32000
+    assert finding.details["redefinitions"][0]["old"] == old
 
 
 @pytest.mark.parametrize("vocab_size, flagged", [(32001, []), (32000, [32000]), (31000, [32000])])
@@ -253,3 +267,26 @@ def test_a_gguf_converted_beside_the_folder_disagrees_with_a_planted_tokenizer_j
     found = files_disagree(read_folder(folder).files)
     assert [sorted(p.rsplit("/", 1)[1] for p in f.files) for f in found] == \
         [["tokenizer.json", "vocab.json"], ["gpt2.tiktoken", "tokenizer.json"], ["gpt2.gguf", "tokenizer.json"]]
+
+
+@pytest.mark.slow
+def test_arctics_renamed_ids_are_appended_by_transformers_past_the_embedding(tmp_path):
+    # a synthetic Arctic folder (tests/data/convert): 弘/给 renamed <|im_start|>/<|im_end|>
+    pytest.importorskip("google.protobuf", reason="transformers reads a bare tokenizer.model only with protobuf")
+    transformers = pytest.importorskip("transformers")
+    spm = pytest.importorskip("sentencepiece")
+    import shutil
+    from pathlib import Path
+
+    folder = tmp_path / "arctic"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "convert" / "arctic", folder)
+    sp = spm.SentencePieceProcessor(model_file=str(folder / "tokenizer.model"))
+    size = sp.get_piece_size()
+    rows = json.loads((folder / "config.json").read_text(encoding="utf-8"))["vocab_size"]
+    appended = transformers.AutoTokenizer.from_pretrained(str(folder)).convert_tokens_to_ids("<|im_start|>")
+    assert appended >= size >= rows  # transformers 5.24 live: a new id, past the embedding
+    found = diagnose(folder)
+    assert codes(found) == ["redefined-tokens"]
+    assert [(r["id"], r["old"], r["new"]) for r in found[0].details["redefinitions"]] == \
+        [(sp.piece_to_id("弘"), "弘", "<|im_start|>"), (sp.piece_to_id("给"), "给", "<|im_end|>")]
+    assert f"new ids after the base vocabulary (from {size}), past config.json's vocab_size {rows}" in found[0].message

@@ -9,7 +9,8 @@ engines part ways:
 - beside a ``tokenizer.model``: polytok's folder read and llama.cpp's converter replace
   the piece in place (the model's trained id); transformers 5.24's ``AutoTokenizer``
   appends the text as a new id after the base vocabulary, a row the model never trained
-  (compare's ``redefined-token-appended``);
+  (compare's ``redefined-token-appended``), and past the embedding when ``config.json``'s
+  ``vocab_size`` is the vocabulary's size, as it usually is (said in the message);
 - beside a ``tokenizer.json``: transformers 5.24 appends the text as a new id (polytok's
   folder read does as transformers does, so the id it gives is reported), while the id
   the fine-tune trained keeps its old piece.
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tokenizer import Tokenizer
-from .config import added_entries
+from .config import added_entries, embedding_rows
 from .finding import Finding
 
 __all__ = ["redefined_tokens"]
@@ -48,7 +49,10 @@ def redefined_tokens(tok: Tokenizer, folder: Path, files: tuple[str, ...]) -> li
     listed = tok.facts.details.get("redefinitions")
     if listed is not None:  # a tokenizer.model folder: the reader applied llama.cpp's rule
         found = [{k: r[k] for k in ("id", "old", "new", "type", "source")} for r in listed if r["old"] is not None]
-        treatment = _SPM
+        treatment = _SPM + f" (from {tok.model.vocab_size()})"
+        rows = embedding_rows(folder)
+        if found and rows is not None and rows <= tok.model.vocab_size():
+            treatment += f", past config.json's vocab_size {rows}"
     elif tok.facts.format == "tokenizer.json":
         found, treatment = _from_tokenizer_json(tok, folder), _JSON
     else:
