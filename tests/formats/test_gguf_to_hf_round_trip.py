@@ -1,0 +1,74 @@
+"""HF folder -> polytok's GGUF (to_gguf) -> write_hf_folder -> HF tokenizers, against the original folder.
+
+The fixture folders and llama.cpp's ids for the GGUF converted from each are
+tests/golden/convert's (see test_convert.py; test_convert.py holds polytok's GGUF
+to those ids). The folder written back from the GGUF must give llama.cpp's ids on
+every row, and so HF's ids on the original folder wherever llama.cpp reading the
+converted GGUF agrees with HF on the original (where it does not, the GGUF
+conversion itself changed the behaviour: e.g. ``</s>`` made an end-of-generation
+control token, or the clean-up; those rows are counted, not asserted). Folders
+whose GGUF has a behaviour with no tokenizer.json form are refused, with the reasons
+asserted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("gguf")
+tokenizers = pytest.importorskip("tokenizers")
+
+from formats.test_convert import build_folder, golden  # noqa: E402
+from polytok.convert.converter import to_gguf  # noqa: E402
+from polytok.convert.gguf_to_hf import write_hf_folder  # noqa: E402
+from polytok.convert.outcome import ConversionRefused  # noqa: E402
+
+# folder -> the phrases of its refusal reasons (None: converted exactly)
+OUTCOMES: dict[str, list[str] | None] = {
+    "gpt2": None, "llama3": None, "qwen3": None,
+    "llama2": ["share the score", "leading space"],
+    "mistral-v3-hf-converted": ["share the score", "leading space"],
+    "phi-3-mini": ["share the score", "leading space"],
+    "bert-base-uncased": ["strip_accents", "lowercase", "prefixes '\u2581' to every word"],
+    "arctic": ["not an entry itself", "leading space"],
+    "internlm2": ["not an entry itself", "leading space"],
+    "llama-redefined": ["not an entry itself", "leading space"],
+}
+QUICK = {"gpt2", "arctic", "internlm2", "llama-redefined"}
+
+
+def _param(name: str) -> object:
+    return pytest.param(name, marks=() if name in QUICK else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name", [_param(n) for n in OUTCOMES])
+def test_folder_to_gguf_to_hf_folder(name, tmp_path):
+    header, rows = golden(name)
+    folder = build_folder(name, header, tmp_path)
+    gguf = tmp_path / f"{name}.gguf"
+    to_gguf(folder, gguf)
+    expected = OUTCOMES[name]
+    if expected is not None:
+        with pytest.raises(ConversionRefused) as refused:
+            write_hf_folder(str(gguf), str(tmp_path / "hf"))
+        reasons = refused.value.reasons
+        assert len(reasons) == len(expected) and all(
+            any(phrase in r for r in reasons) for phrase in expected), reasons
+        return
+    write_hf_folder(str(gguf), str(tmp_path / "hf"))
+    mine = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    original = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    bad, agreeing = [], 0
+    for row in rows:
+        mine.encode_special_tokens = original.encode_special_tokens = not row["parse_special"]
+        got = mine.encode(row["text"], add_special_tokens=row["add_special"]).ids
+        hf = original.encode(row["text"], add_special_tokens=row["add_special"]).ids
+        if got != row["ids"]:
+            bad.append(f"{row['name']} add_special={row['add_special']} parse_special={row['parse_special']}: "
+                       f"{got[:12]} != llama.cpp {row['ids'][:12]}")
+        if hf == row["ids"]:
+            agreeing += 1
+            if got != hf:
+                bad.append(f"{row['name']}: {got[:12]} != HF on the original folder {hf[:12]}")
+    assert not bad, f"{len(bad)} of {len(rows)} rows differ:\n" + "\n".join(bad[:8])
+    assert agreeing >= 0.9 * len(rows)  # the original folder's ids are checked on most rows
