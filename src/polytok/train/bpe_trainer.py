@@ -121,33 +121,50 @@ def _split_words(words: list[tuple[str, int]], vocab: _Vocab, prefix: str | None
     return out
 
 
-def _merge_word(symbols: list[int], lengths: list[int] | None, a: int, b: int, new: int,
-                max_length: int) -> list[tuple[Pair, int]]:
-    """Replace each ``a b`` in `symbols` by `new`, left to right; the pair-count changes.
+def _merge_word(symbols: list[int], lengths: list[int] | None, a: int, b: int, new: int, max_length: int,
+                count: int, w: int, pair_counts: dict[Pair, int], fresh: dict[Pair, set[int]]) -> None:
+    """Replace each ``a b`` in word `w`'s `symbols` by `new`, left to right, and count the change.
 
-    A pair formed with the new piece is counted only when its length (in characters) stays
-    under `max_length`, as word.rs's ``merge`` counts it.
+    Each pair the merge removes loses `count` in `pair_counts`; each pair it forms gains it
+    and names `w` in `fresh`, but only while its length (in characters) stays under
+    `max_length`, as word.rs's ``merge`` counts it.
     """
-    changes: list[tuple[Pair, int]] = []
-    i = 0
-    while i < len(symbols) - 1:
-        if symbols[i] == a and symbols[i + 1] == b:
+    i = -1
+    try:
+        while True:
+            i = symbols.index(a, i + 1)
+            if i + 1 >= len(symbols) or symbols[i + 1] != b:
+                continue
             new_len = lengths[i] + lengths[i + 1] if lengths is not None else 0
             if i > 0:
                 before = symbols[i - 1]
-                changes.append(((before, a), -1))
+                pair = (before, a)
+                pair_counts[pair] = pair_counts.get(pair, 0) - count
                 if lengths is None or lengths[i - 1] + new_len < max_length:
-                    changes.append(((before, new), 1))
+                    pair = (before, new)
+                    pair_counts[pair] = pair_counts.get(pair, 0) + count
+                    found = fresh.get(pair)
+                    if found is None:
+                        fresh[pair] = {w}
+                    else:
+                        found.add(w)
             symbols[i:i + 2] = [new]
             if lengths is not None:
                 lengths[i:i + 2] = [new_len]
             if i < len(symbols) - 1:
                 after = symbols[i + 1]
-                changes.append(((b, after), -1))
+                pair = (b, after)
+                pair_counts[pair] = pair_counts.get(pair, 0) - count
                 if lengths is None or lengths[i + 1] + new_len < max_length:
-                    changes.append(((new, after), 1))
-        i += 1
-    return changes
+                    pair = (new, after)
+                    pair_counts[pair] = pair_counts.get(pair, 0) + count
+                    found = fresh.get(pair)
+                    if found is None:
+                        fresh[pair] = {w}
+                    else:
+                        found.add(w)
+    except ValueError:  # no further `a`
+        pass
 
 
 def train_bpe(counts: dict[str, int], options: BpeTrainer) -> BpeResult:
@@ -211,16 +228,8 @@ def train_bpe_words(words: list[tuple[str, int]], options: BpeTrainer) -> BpeRes
 
         fresh: dict[Pair, set[int]] = {}
         for w in pos:
-            count = weights[w]
-            for pair, change in _merge_word(symbols[w], lengths[w] if lengths is not None else None,
-                                            a, b, new, max_length):
-                pair_counts[pair] = pair_counts.get(pair, 0) + change * count
-                if change > 0:
-                    found = fresh.get(pair)
-                    if found is None:
-                        fresh[pair] = {w}
-                    else:
-                        found.add(w)
+            _merge_word(symbols[w], lengths[w] if lengths is not None else None, a, b, new, max_length,
+                        weights[w], w, pair_counts, fresh)
         for pair, fresh_pos in fresh.items():
             count = pair_counts[pair]
             if count > 0:
