@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import struct
 
-__all__ = ["f32", "f32_unchecked"]
+__all__ = ["f32"]
 
 _F32 = struct.Struct("<f")
 _pack, _unpack = _F32.pack, _F32.unpack
@@ -24,7 +24,3 @@ def f32(value: float) -> float:
     except OverflowError:
         return math.copysign(math.inf, value)
 
-
-def f32_unchecked(value: float) -> float:
-    """`f32` for a value known to be within float32's range (a log probability): no overflow check."""
-    return _unpack(_pack(value))[0]  # type: ignore[no-any-return]

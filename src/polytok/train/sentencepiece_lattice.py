@@ -5,7 +5,7 @@ piece that starts at a character, shortest first, then an unknown node when no
 one-character piece starts there; the trainer's model has ``unk_id`` 0 and scores
 it ``min_score - 10``), ``Lattice::Viterbi`` (the first best left node wins a
 tie), ``ForwardAlgorithm``/``BackwardAlgorithm``/``PopulateMarginal`` with
-``LogSumExp`` and ``Lattice::NBest`` (A* over a ``std::priority_queue``, whose
+``LogSumExp`` (written out inline) and ``Lattice::NBest`` (A* over a ``std::priority_queue``, whose
 libstdc++ heap order decides ties, reproduced by `_push_heap`/`_pop_heap`).
 
 Every float operation is rounded to float32 where sentencepiece stores a float,
@@ -16,23 +16,16 @@ arguments, ``static_cast<double>``); Python's ``math`` calls the same C library.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable
 
-from .sentencepiece_f32 import f32, f32_unchecked
+from .sentencepiece_f32 import f32
 
 __all__ = ["Node", "Lattice", "PieceModel"]
 
 _UNK_PENALTY = 10.0
 _exp, _log1p = math.exp, math.log1p
 _NEG_INF = float("-inf")
-
-
-def _log_sum_exp(x: float, y: float) -> float:
-    """``LogSumExp(x, y, false)`` on float32 values."""
-    vmin, vmax = (x, y) if x < y else (y, x)
-    if vmax > vmin + 50.0:
-        return vmax
-    return f32_unchecked(vmax + _log1p(_exp(f32_unchecked(vmin - vmax))))
 
 
 class Node:
@@ -57,19 +50,28 @@ class PieceModel:
         self.scores = [score for _, score in pieces]
         self.min_score = min(self.scores) if self.scores else 3.4028234663852886e38
         self.max_len = max((len(piece) for piece, _ in pieces), default=0)
+        self.prefixes = {piece[:end] for piece, _ in pieces for end in range(1, len(piece) + 1)}
         self.unk_score = f32(self.min_score - _UNK_PENALTY)
 
     def lattice(self, text: str) -> Lattice:
         """``SetSentence`` + ``PopulateNodes``."""
         lattice = Lattice(len(text))
-        ids, scores, max_len = self.ids, self.scores, self.max_len
+        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
+        ids, scores, max_len, prefixes = self.ids, self.scores, self.max_len, self.prefixes
         size = len(text)
         for begin in range(size):
             has_single = False
+            starting = begin_nodes[begin]
             for length in range(1, min(max_len, size - begin) + 1):
-                piece_id = ids.get(text[begin:begin + length])
+                part = text[begin:begin + length]
+                if part not in prefixes:
+                    break
+                piece_id = ids.get(part)
                 if piece_id is not None:
-                    lattice.insert(begin, length, piece_id, scores[piece_id])
+                    node = Node(len(nodes), begin, length, piece_id, scores[piece_id])
+                    nodes.append(node)
+                    starting.append(node)
+                    end_nodes[begin + length].append(node)
                     if length == 1:
                         has_single = True
             if not has_single:
@@ -103,14 +105,15 @@ class Lattice:
         """The best path (bos and eos left out) and its score."""
         if self.size == 0:
             return [], 0.0
-        rnd = f32
+        buf = array("f", [0.0])
         for pos in range(self.size + 1):
             ends = self.end_nodes[pos]
             for right in self.begin_nodes[pos]:
                 best: Node | None = None
                 best_score = 0.0
                 for left in ends:
-                    score = rnd(left.backtrace_score + right.score)
+                    buf[0] = left.backtrace_score + right.score
+                    score = buf[0]
                     if best is None or score > best_score:
                         best, best_score = left, score
                 right.prev = best
@@ -125,32 +128,55 @@ class Lattice:
 
     def marginal(self, freq: float, expected: list[float]) -> float:
         """``PopulateMarginal``: adds each piece's expected count to `expected`; returns ``freq * Z``."""
-        rnd, lse, exp = f32_unchecked, _log_sum_exp, _exp
+        exp, log1p = _exp, _log1p
+        buf = array("f", [0.0])  # a store into it rounds to float32
         alpha = [0.0] * len(self.nodes)
         beta = [0.0] * len(self.nodes)
         for pos in range(self.size + 1):
             ends = self.end_nodes[pos]
             first, rest = ends[0], ends[1:]
             for right in self.begin_nodes[pos]:
-                value = rnd(first.score + alpha[first.node_id])
+                buf[0] = first.score + alpha[first.node_id]
+                value = buf[0]
                 for left in rest:
-                    value = lse(value, rnd(left.score + alpha[left.node_id]))
+                    buf[0] = left.score + alpha[left.node_id]
+                    term = buf[0]
+                    low, high = (value, term) if value < term else (term, value)
+                    if high > low + 50.0:
+                        value = high
+                    else:
+                        buf[0] = low - high
+                        buf[0] = high + log1p(exp(buf[0]))
+                        value = buf[0]
                 alpha[right.node_id] = value
         for pos in range(self.size, -1, -1):
             begins = self.begin_nodes[pos]
             first, rest = begins[0], begins[1:]
             for left in self.end_nodes[pos]:
-                value = rnd(first.score + beta[first.node_id])
+                buf[0] = first.score + beta[first.node_id]
+                value = buf[0]
                 for right in rest:
-                    value = lse(value, rnd(right.score + beta[right.node_id]))
+                    buf[0] = right.score + beta[right.node_id]
+                    term = buf[0]
+                    low, high = (value, term) if value < term else (term, value)
+                    if high > low + 50.0:
+                        value = high
+                    else:
+                        buf[0] = low - high
+                        buf[0] = high + log1p(exp(buf[0]))
+                        value = buf[0]
                 beta[left.node_id] = value
         z = alpha[self.eos.node_id]
         for pos in range(self.size):
             for node in self.begin_nodes[pos]:
-                if node.id >= 0:
+                piece_id = node.id
+                if piece_id >= 0:
                     node_id = node.node_id
-                    exponent = rnd(rnd(rnd(alpha[node_id] + node.score) + beta[node_id]) - z)
-                    expected[node.id] = rnd(expected[node.id] + freq * exp(exponent))
+                    buf[0] = alpha[node_id] + node.score
+                    buf[0] = buf[0] + beta[node_id]
+                    buf[0] = buf[0] - z
+                    buf[0] = expected[piece_id] + freq * exp(buf[0])
+                    expected[piece_id] = buf[0]
         return f32(freq * z)
 
     def nbest(self, size: int) -> list[list[Node]]:
