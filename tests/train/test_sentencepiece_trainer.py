@@ -10,11 +10,13 @@ default; the sweep over corpora, vocabulary sizes and options is ``slow``.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fixtures import bench_slice, edge_texts
 
+import polytok
 from polytok.train.sentencepiece_trainer import train_sentencepiece
 
 spm = pytest.importorskip("sentencepiece")
@@ -92,6 +94,25 @@ def test_bpe_whitespace_rules_and_normalizer_options() -> None:
                       normalization_rule_name="nfkc_cf", remove_extra_whitespaces=False)
     assert_same_model(texts, model_type="bpe", vocab_size=250, allow_whitespace_only_pieces=True,
                       split_by_unicode_script=False, add_dummy_prefix=False, remove_extra_whitespaces=False)
+
+
+def test_bpe_skipped_sentences_and_pretokenization_delimiter() -> None:
+    """Sentences holding U+2585 or longer than max_sentence_length bytes are left out; the
+    delimiter is a boundary no piece crosses (and is not a character of the vocabulary)."""
+    texts = [line.replace(" of ", " of|") for line in lines("en", 6_000)]
+    texts += ["\u2585 reserved mark", "x" * 60, "", "the|the|the"]
+    assert_same_model(texts, model_type="bpe", vocab_size=200, pretokenization_delimiter="|", max_sentence_length=50)
+
+
+def test_polytok_loads_the_trained_model(tmp_path: Path) -> None:
+    """The .model round-trips through polytok's own reader: the ids sentencepiece gives with it."""
+    texts = lines("multi", 8_000)
+    path = tmp_path / "trained.model"
+    path.write_bytes(train_sentencepiece(texts, model_type="bpe", vocab_size=400, byte_fallback=True))
+    ours = polytok.load(path)
+    reference = spm.SentencePieceProcessor(model_file=str(path))
+    for text in texts[:30] + edge_texts():
+        assert ours.encode(text) == reference.encode(text), text
 
 
 def test_bpe_without_hard_vocab_limit_stops_at_the_last_merge() -> None:

@@ -9,9 +9,9 @@ in the first free ids, in that order), ``LoadSentences`` and
   bytes, or holding ``"▅"``; ``input_sentence_size`` keeps the first N (with
   ``shuffle_input_sentence`` sentencepiece samples with its own random
   generator, which is not reproduced: more than N sentences then raise);
-* each is normalized, then every meta piece in it (longest match) becomes the
-  boundary U+001F; the sentences left empty are dropped by moving the last
-  sentence into their place;
+* each is normalized, then every meta piece in it (longest match), and then
+  every ``pretokenization_delimiter``, becomes the boundary U+001F; the
+  sentences left empty are dropped by moving the last sentence into their place;
 * characters are counted; in descending order of (required, count), then code
   point, characters are taken while the share counted so far, as a float32, is
   below ``character_coverage`` as a float32: those are the required characters,
@@ -167,8 +167,11 @@ def load_corpus(texts: Iterable[str], options: TrainOptions, metas: dict[int, Me
         treat_whitespace_as_suffix=options["treat_whitespace_as_suffix"])
     meta_texts = sorted({meta.piece for meta in metas.values()}, key=len, reverse=True)
     first_chars = {piece[0] for piece in meta_texts}
+    delimiter = options["pretokenization_delimiter"]
     sentences = [(_replace_meta(normalizer.normalize(text), meta_texts, first_chars), 1)
                  for text in _read(texts, options)]
+    if delimiter:
+        sentences = [(text.replace(delimiter, BOUNDARY), freq) for text, freq in sentences]
     if not sentences:
         raise ValueError("texts: no sentence to train on")
     at = 0
