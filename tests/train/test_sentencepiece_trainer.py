@@ -140,6 +140,17 @@ def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
         train_sentencepiece(["hello world"] * 3, **{"model_type": "bpe", "vocab_size": 30, **options})
 
 
+def test_bad_texts_are_named() -> None:
+    with pytest.raises(ValueError, match="single str"):
+        train_sentencepiece("hello world", model_type="bpe", vocab_size=30)
+    with pytest.raises(ValueError, match=r"texts\[1\]"):
+        train_sentencepiece(["ok", b"bytes"], model_type="bpe", vocab_size=30)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"texts\[0\].*surrogate"):
+        train_sentencepiece(["\ud800"], model_type="bpe", vocab_size=30)
+    with pytest.raises(ValueError, match="no sentence"):
+        train_sentencepiece(["", "\u2585"], model_type="bpe", vocab_size=30)
+
+
 def test_sampling_is_refused_unless_every_sentence_fits() -> None:
     texts = [f"sentence {n}" for n in range(150)]
     with pytest.raises(ValueError, match="input_sentence_size"):

@@ -38,6 +38,9 @@ def train_pieces(texts: Iterable[str], **options: Any) -> tuple[list[tuple[str, 
     Raises:
         ValueError: as `train_sentencepiece`.
     """
+    if isinstance(texts, (str, bytes)):
+        raise ValueError("texts: expected an iterable of sentences, got a single "
+                         f"{type(texts).__name__} (wrap it in a list)")
     parsed = parse_options(options)
     metas = meta_pieces(parsed)
     unigram = parsed["model_type"] == "unigram"
