@@ -188,3 +188,14 @@ def test_counting_under_an_address_space_cap(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert corpus.stat().st_size > 10_000_000
+
+
+def test_train_new_sources() -> None:
+    """The built-in gpt2 trains like its file; a tokenizer from another format is refused, saying why."""
+    texts = lines("bench_en", 20_000)
+    built_in = polytok.load("gpt2").train_new(texts, 400)
+    from_file = polytok.load(str(fixture_path("gpt2", "tokenizer.json"))).train_new(texts, 400)
+    assert built_in.data["model"] == from_file.data["model"]  # type: ignore[attr-defined]
+    spm_model = polytok.load(str(fixture_path("spm-botchan-bpe-1000", "spm.model")))
+    with pytest.raises(polytok.PolytokError, match="needs the tokenizer.json"):
+        spm_model.train_new(texts, 400)

@@ -81,11 +81,12 @@ def source_json(tok: Tokenizer) -> dict[str, Any]:
     """The ``tokenizer.json`` object `tok` was loaded from."""
     if isinstance(tok, TrainedTokenizer):
         return copy.deepcopy(tok.data)
-    for name in tok.facts.files:
-        if Path(name).name.startswith("tokenizer.json"):
-            data = read_json(Path(name))
-            if isinstance(data, dict):
-                return data
+    if tok.facts.format == "tokenizer.json":
+        for name in tok.facts.files:
+            if name.endswith((".json", ".json.gz")) and not name.endswith("config.json"):
+                data = read_json(Path(name))
+                if isinstance(data, dict) and "model" in data:
+                    return data
     raise PolytokError(f"training a new model needs the tokenizer.json the tokenizer came from; "
                        f"this one was read from {tok.facts.format} ({tok.facts.source})")
 
