@@ -278,3 +278,49 @@ def test_synthetic_special_token_rules(name, tmp_path):
         assert not bad, "\n".join(bad[:5])
     assert sorted(Path(f).name for f in written_folder.files) == [
         "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
+
+
+def test_unused_entries_decode_to_nothing(tmp_path):
+    """An UNUSED-only entry is rendered empty by llama.cpp; the decoder replaces it by nothing."""
+    from formats.gguf_pack import ARRAY, INT32, STRING, pack_gguf
+    from polytok.text.byte_alphabet import BYTES_TO_CHARS
+
+    texts = list(BYTES_TO_CHARS) + ["[unused0]", "<|endoftext|>", "ab"]
+    types = [1] * 256 + [5, 3, 1]
+    kvs = [("general.architecture", STRING, "gpt2"), ("tokenizer.ggml.model", STRING, "gpt2"),
+           ("tokenizer.ggml.pre", STRING, "gpt-2"), ("tokenizer.ggml.tokens", (ARRAY, STRING), texts),
+           ("tokenizer.ggml.token_type", (ARRAY, INT32), types), ("tokenizer.ggml.merges", (ARRAY, STRING), ["a b"])]
+    source = tmp_path / "unused.gguf"
+    source.write_bytes(pack_gguf(kvs))
+    write_hf_folder(str(source), str(tmp_path / "hf"))
+    tok = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    reference = polytok.load(source)
+    ids = [258, 256, 257, 98]
+    for skip in (False, True):
+        assert tok.decode(ids, skip_special_tokens=skip) == reference.decode(ids, skip_special=skip)
+    assert tok.decode(ids, skip_special_tokens=False) == "ab<|endoftext|>b"
+
+
+@pytest.mark.parametrize("regex", ["\\s+$", "^ ?[a-z]+", "[a-z]+\\b", "\\d+"])
+def test_anchors_and_boundaries_are_llama_cpps(regex):
+    """ECMAScript's '^'/'$' anchor the chunk (Oniguruma's the line); '\\b' is ASCII in llama.cpp."""
+    from polytok.convert.gguf_to_hf_regex import onig_regex
+    from polytok.pre_tokenizers.llama_regex_split import LlamaRegexSplit
+
+    pattern, reasons = onig_regex(regex)
+    assert pattern is not None and not reasons
+    hf = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
+    reference = LlamaRegexSplit([regex], byte_encode=False)
+    for text in ["a \nb \n", "x\ny z", "ab \u00e9t\u00e9 caf\u00e9", " \u00fcber \n over 12\u0663\u0664"]:
+        assert [p for p, _ in hf.pre_tokenize_str(text)] == reference.pre_tokenize(text), repr(text)
+
+
+def test_forced_wpm_ids_equal_llama_cpp_on_printable_ascii(written):
+    """WPM is refused for its Unicode tables; on printable ASCII (where they agree) the forced
+    folder's BertNormalizer, BertPreTokenizer, Metaspace word prefix and WordPiece over the
+    phantom-space entries give llama.cpp's ids."""
+    _, tok, _ = written("bert-bge")
+    rows = [r for r in golden_rows("bert-bge") if all(" " <= c <= "~" or c in "\n\t" for c in r["text"])]
+    assert len(rows) > 300
+    bad = mismatches(tok, rows, decode=False)
+    assert not bad, "\n".join(bad[:5])
