@@ -1,10 +1,10 @@
 """``forgeable-markers``: special-token markers a user's text can forge under the default mode.
 
-Where the format's reference engine parses special-token markers in any text it encodes
-by default (`Tokenizer.default_special` is PARSE: HF tokenizers' ``encode``, whose
-``encode_special_tokens`` is off unless set; llama.cpp's ``parse_special`` as its
-tokenizer tools pass it), a user who writes ``<|im_end|>`` in a message gets the control
-id the model was trained to end a turn on. Each marker ``special=`` governs
+Where the format's reference engine parses special-token markers in any text its plain
+call encodes (`Tokenizer.default_special` is PARSE: HF tokenizers' ``encode``, whose
+``encode_special_tokens`` is off unless set, and GGUF, read as llama.cpp's
+``parse_special=true``; `polytok.facts.FormatFacts.default_special`), a user who writes
+``<|im_end|>`` in a message gets the control id the model was trained to end a turn on. Each marker ``special=`` governs
 (`polytok.tokenizer.special_controls.markers`) is encoded as a text of its own with the
 default mode; the markers that come out as their own id are reported, the ones the chat
 template writes or the tokenizer names (BOS, EOS, end of generation) first. The remedy is
