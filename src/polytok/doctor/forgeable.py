@@ -4,9 +4,9 @@ Where the format's reference engine parses special-token markers in any text its
 call encodes (`Tokenizer.default_special` is PARSE: HF tokenizers' ``encode``, whose
 ``encode_special_tokens`` is off unless set, and GGUF, read as llama.cpp's
 ``parse_special=true``; `polytok.facts.FormatFacts.default_special`), a user who writes
-``<|im_end|>`` in a message gets the control id the model was trained to end a turn on. Each marker ``special=`` governs
-(`polytok.tokenizer.special_controls.markers`) is encoded as a text of its own with the
-default mode; the markers that come out as their own id are reported, the ones the chat
+``<|im_end|>`` in a message gets the control id the model was trained to end a turn on.
+Each marker ``special=`` governs (`polytok.tokenizer.special_controls.markers`) is encoded
+as a text of its own with the default mode; the markers that come out as their own id are reported, the ones the chat
 template writes or the tokenizer names (BOS, EOS, end of generation) first. The remedy is
 per call: ``special="raise"`` refuses any marker in user text, ``special="text"`` reads
 them as text, ``AllowedSpecial({...})`` parses only the listed ones.
