@@ -6,8 +6,9 @@ a caller encodes a prompt, with the tokenizer's special tokens added (``add_spec
 transformers' ``tokenizer(text)``, llama.cpp's ``llama_tokenize(add_special=true)``). When
 the rendered text itself starts with the first id the tokenizer puts before any text (its
 BOS, or the ``[gMASK]`` of ChatGLM's ``[gMASK]sop``), the model sees it twice: the template
-already wrote it.
-``apply_chat_template(tokenize=True)`` adds none (transformers tokenizes the rendered
+already wrote it. llama.cpp logs a warning for the same case, a BOS added before a prompt
+whose second id is a BOS too (llama-cpp-python 0.3.36 sdist, ``src/llama-vocab.cpp``,
+``llama_vocab::impl::tokenize``). ``apply_chat_template(tokenize=True)`` adds none (transformers tokenizes the rendered
 text with ``add_special_tokens=False``), so that path, or ``add_special=False`` on the
 rendered text, gives one.
 """
