@@ -111,3 +111,21 @@ def test_llama3s_first_template_always_adds_the_assistant_header(tmp_path):
     assert found[1].details["message"] == 3
     shorter, longer = _renders(folder, 3)
     assert shorter.endswith("<|start_header_id|>assistant<|end_header_id|>\n\n") and not longer.startswith(shorter)
+
+
+def test_a_folder_of_one_gguf_is_read_as_llama_cpp_reads_it(tmp_path):
+    # real: llama.cpp's phi-3 vocabulary sets add_bos_token and its template starts with
+    # {{ bos_token }} (the case llama.cpp's tokenizer warns of: a prompt starting with 2 BOS)
+    import shutil
+
+    from fixtures import fixture_path, gguf_vocab_path
+
+    folder = tmp_path / "phi-3"
+    folder.mkdir()
+    shutil.copyfile(gguf_vocab_path("phi-3"), folder / "ggml-vocab-phi-3.gguf")
+    # the BOS id from the model's tokenizer.json, read by HF tokenizers
+    bos = tokenizers.Tokenizer.from_file(str(fixture_path("phi-3-mini", "tokenizer.json"))).token_to_id("<s>")
+    found = diagnose(folder)
+    assert codes(found) == ["double-bos", "forgeable-markers"]
+    assert found[0].details["ids"][:2] == [bos, bos]
+    assert found[0].files == (str(folder / "ggml-vocab-phi-3.gguf"),)
