@@ -145,3 +145,79 @@ def test_a_ray_address_that_is_not_host_port(files: list[Path], tmp_path: Path):
     done = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "o"), "--engine", "ray",
                "--ray-address", "headnode")
     assert done.returncode == 1 and "'headnode': expected HOST:PORT or ray://HOST:PORT" in done.stderr
+
+
+class _Peer:
+    """A TCP server on 127.0.0.1 that answers every connection with `answer` (None: says nothing)."""
+
+    def __init__(self, answer: bytes | None) -> None:
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(4)
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.answer, self.conns = answer, []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            if self.answer is not None:
+                conn.sendall(self.answer)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            conn.close()
+        self.sock.close()
+
+
+SETTINGS_FRAME = bytes([0, 0, 6, 4, 0, 0, 0, 0, 0]) + bytes([0, 3, 0, 0, 0, 100])  # SETTINGS, one setting
+
+
+@pytest.mark.parametrize("answer, said", [(b"SSH-2.0-OpenSSH_9.6\r\n", "it sent 'SSH-2.0-OpenSSH_9.6'"),
+                                          (b"HTTP/1.1 400 Bad Request\r\n\r\n", "it sent 'HTTP/1.1 400 Bad Request'"),
+                                          (bytes([0, 0, 0, 1, 4, 0, 0, 0, 1]), "not as a Ray head")])
+def test_a_port_that_is_not_a_ray_head_fails_at_once_in_one_line(files: list[Path], tmp_path: Path, answer: bytes,
+                                                                  said: str):
+    """Ray retries such an address for about 20 s before failing; the check sends HTTP/2's preface
+    and wants the SETTINGS frame a gRPC server (the GCS, the Ray client server) answers with."""
+    pytest.importorskip("ray")
+    peer = _Peer(answer)
+    try:
+        done = run("tokenize-corpus", "gpt2", str(files[0]), "--out", str(tmp_path / "o"), "--engine", "ray",
+                   "--ray-address", f"ray://{peer.address}")
+    finally:
+        peer.close()
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    expected = f"polytok: error: cannot reach the Ray cluster at ray://{peer.address}: "
+    assert done.stderr.startswith(expected), done.stderr
+    assert said in done.stderr and not (tmp_path / "o").exists()
+
+
+def test_a_silent_port_is_not_a_ray_head() -> None:
+    from polytok.cli.corpus import reachable
+    from polytok.errors import PolytokError
+
+    peer = _Peer(None)
+    try:
+        with pytest.raises(PolytokError, match="accepts connections but does not answer as a Ray head"):
+            reachable(peer.address, timeout=0.5)
+    finally:
+        peer.close()
+
+
+def test_an_http2_server_passes_the_check() -> None:
+    """What a gRPC server sends first; the real GCS is checked in tests/formats/test_corpus_ray.py."""
+    from polytok.cli.corpus import reachable
+
+    peer = _Peer(SETTINGS_FRAME)
+    try:
+        reachable(peer.address, timeout=2)
+        reachable(f"ray://{peer.address}", timeout=2)
+    finally:
+        peer.close()

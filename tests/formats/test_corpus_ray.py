@@ -71,3 +71,10 @@ def test_ray_resumes_a_local_run(local_ray: Any, inputs: list[str], tmp_path: Pa
     (part / "manifest.json").write_text(json.dumps(cut), encoding="utf-8")
     corpus.tokenize("gpt2", inputs, str(part), shard_bytes=60_000, engine="ray", workers=2, resume=True)
     assert folder_digest(part) == folder_digest(tmp_path / "full")
+
+
+def test_a_real_ray_head_passes_the_address_check(local_ray: Any) -> None:
+    """The GCS of the instance started here answers the HTTP/2 preface as `reachable` expects."""
+    from polytok.cli.corpus import reachable
+
+    reachable(local_ray.get_runtime_context().gcs_address, timeout=5)

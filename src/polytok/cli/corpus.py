@@ -149,21 +149,59 @@ def reachable(address: str | None, timeout: float = REACH_TIMEOUT_S) -> None:
     host = host.strip("[]")
     if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise PolytokError(f"--ray-address {address!r}: expected HOST:PORT or ray://HOST:PORT")
-    outcome: list[BaseException | None] = []
+    outcome: list[BaseException | str | None] = []
 
     def connect() -> None:
         try:
-            socket.create_connection((host, int(port_text)), timeout=timeout).close()
-            outcome.append(None)
+            with socket.create_connection((host, int(port_text)), timeout=timeout) as conn:
+                outcome.append(None if os.environ.get("RAY_USE_TLS", "0") not in ("0", "") else _h2_answer(conn))
         except OSError as exc:
             outcome.append(exc)
 
     thread = threading.Thread(target=connect, daemon=True)  # name lookup ignores the socket's timeout
     thread.start()
-    thread.join(timeout + 0.5)
+    thread.join(2 * timeout + 0.5)  # the connection, then the answer to the HTTP/2 preface
     if not outcome:
         raise PolytokError(f"cannot reach the Ray cluster at {address}: no answer within {timeout:g} s")
     error = outcome[0]
+    if isinstance(error, str):
+        raise PolytokError(f"cannot reach the Ray cluster at {address}: {error}")
     if error is not None:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error) or "timed out"
         raise PolytokError(f"cannot reach the Ray cluster at {address}: {reason}")
+
+
+# HTTP/2's client connection preface and an empty SETTINGS frame (RFC 9113 section 3.4)
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _h2_answer(conn: socket.socket) -> str | None:
+    """None if the server on `conn` answers as a gRPC server does, else what it did instead.
+
+    A Ray head's addresses (the GCS for ``HOST:PORT``, the Ray client server for ``ray://``) are
+    gRPC servers: plain HTTP/2, whose server preface is a SETTINGS frame (RFC 9113 section 3.4)
+    sent once the client's preface arrives. Anything else at the port (an SSH or HTTP/1 server,
+    or one that says nothing) is not a Ray head, which Ray would retry for a long while to find
+    out. (With ``RAY_USE_TLS`` set the answer is TLS, and this check is not made.)"""
+    try:
+        conn.sendall(_H2_PREFACE)
+        head = b""
+        while len(head) < 9:
+            chunk = conn.recv(9 - len(head))
+            if not chunk:
+                break
+            head += chunk
+    except TimeoutError:
+        return "the port accepts connections but does not answer as a Ray head (a gRPC server) does"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if len(head) == 9 and head[3] == 4 and head[5:9] == bytes(4):  # a frame of type SETTINGS on stream 0
+        return None
+    try:  # the rest of its first line, if it sent one, to name what answered
+        conn.settimeout(0.2)
+        head += conn.recv(64) if head and b"\n" not in head else b""
+    except OSError:
+        pass
+    shown = head.decode("ascii", "replace").split("\r")[0].split("\n")[0].strip()
+    return ("the port answers, but not as a Ray head (a gRPC server) does"
+            + (f": it sent {shown[:40]!r}" if shown.isprintable() and shown else ""))
