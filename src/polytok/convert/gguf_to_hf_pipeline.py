@@ -19,10 +19,12 @@ components cannot spell is returned as a reason:
   ``"▁"`` word prefix, and ``WordPiece`` over the file's phantom-space entries with
   no continuation prefix and no length limit;
 - the decoder renders what ``llama_detokenize`` renders: entries it renders empty
-  (UNUSED-only, UNDEFINED) are replaced by nothing; added entries a ``ByteLevel``
-  decoder would read as byte symbols are first rewritten to the byte symbols of
-  their own UTF-8 (llama.cpp renders their text); ``clean_spaces`` is its three
-  passes as ``Replace`` decoders on the fused text.
+  (UNUSED-only, UNDEFINED) are replaced by nothing; entries a ``ByteLevel`` decoder
+  would render otherwise (added ones written in the byte alphabet, whose text
+  llama.cpp renders; NORMAL ones holding a character outside it, for which llama.cpp
+  writes an ``[UNK_BYTE_0x..]`` marker) are first rewritten to the byte symbols of
+  llama.cpp's rendering; ``clean_spaces`` is its three passes as ``Replace``
+  decoders on the fused text.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ _ADDED = ATTR_UNKNOWN | ATTR_CONTROL | ATTR_USER_DEFINED
 _CHAR_TO_BYTE = {ch: b for b, ch in enumerate(BYTES_TO_CHARS)}
 # llama_detokenize's clean_spaces passes, in order, as regex replacements of the whole text
 _CLEAN_SPACES = ((" (?=[?!.,])", ""), (" ' ", "'"), (" (?='(?:s|m|re|ve))", ""))
+# entries rewritten one decoder step each before a ByteLevel decoder, at most
+_MAX_RENDERINGS = 64
 # HF's WordPiece reads a word of more characters than this as unknown; llama.cpp has no limit
 _NO_WORD_LIMIT = (1 << 63) - 1
 
@@ -234,6 +238,45 @@ def _wpm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     return {"normalizer": normalizer, "pre_tokenizer": pre, "model": model, "decoder_steps": steps}, reasons
 
 
+def _llama_bytes(text: str) -> bytes:
+    """llama.cpp's GPT-2 decoding of a NORMAL entry: each character's byte, and for a character
+    outside the byte alphabet ``[UNK_BYTE_0x<its UTF-8 in hex><the entry>]``."""
+    out = bytearray()
+    for c in text:
+        b = _CHAR_TO_BYTE.get(c)
+        out += b"[UNK_BYTE_0x" + c.encode("utf-8").hex().encode() + text.encode("utf-8") + b"]" if b is None \
+            else bytes((b,))
+    return bytes(out)
+
+
+def _byte_level_renderings(vocab: GGUFVocab, reasons: list[str]) -> list[dict[str, Any]]:
+    """A ``Replace`` of each entry HF's ``ByteLevel`` decoder would render otherwise than llama.cpp,
+    by the byte symbols of llama.cpp's rendering: added entries written in the byte alphabet
+    (llama.cpp renders their text, ByteLevel their bytes) and NORMAL entries holding a character
+    outside it (llama.cpp writes a marker, ByteLevel the text). One decoder step per entry: more
+    than `_MAX_RENDERINGS` is refused (every token would go through that many regex searches)."""
+    found: list[tuple[int, bytes]] = []
+    for id_, attr in enumerate(vocab.specials.attrs):
+        text = vocab.texts[id_]
+        if not text:
+            continue
+        if attr & _ADDED:
+            if all(c in _CHAR_TO_BYTE for c in text) and bytes(map(_CHAR_TO_BYTE.__getitem__, text)) != \
+                    text.encode("utf-8"):
+                found.append((id_, text.encode("utf-8")))
+        elif attr & ATTR_NORMAL and not all(c in _CHAR_TO_BYTE for c in text):
+            found.append((id_, _llama_bytes(text)))
+    if len(found) > _MAX_RENDERINGS:
+        first = found[0][0]
+        reasons.append(f"{len(found)} entries (first {first} {vocab.texts[first]!r}) are rendered by llama.cpp "
+                       "otherwise than by HF's ByteLevel decoder (a NORMAL entry outside the byte alphabet: "
+                       "an [UNK_BYTE_0x..] marker; an added entry in it: its text), each needing its own "
+                       "decoder step")
+        return []
+    return [_replace(f"\\A{onig_literal(vocab.texts[i])}\\z", "".join(BYTES_TO_CHARS[b] for b in rendered))
+            for i, rendered in found]
+
+
 def _decoder(vocab: GGUFVocab, steps: list[dict[str, Any]], reasons: list[str]) -> dict[str, Any]:
     """`steps` with llama.cpp's empty renderings before them and its clean-up after them."""
     texts, attrs = vocab.texts, vocab.specials.attrs
@@ -242,12 +285,6 @@ def _decoder(vocab: GGUFVocab, steps: list[dict[str, Any]], reasons: list[str]) 
     if silent:
         first.append(_replace("\\A(?:" + "|".join(map(onig_literal, silent)) + ")\\z", ""))
     if steps[0]["type"] == "ByteLevel":
-        for id_, attr in enumerate(attrs):
-            text = texts[id_]
-            if attr & _ADDED and text and all(c in _CHAR_TO_BYTE for c in text):
-                raw = bytes(_CHAR_TO_BYTE[c] for c in text)
-                if raw != text.encode("utf-8"):
-                    spelt = "".join(BYTES_TO_CHARS[b] for b in text.encode("utf-8"))
-                    first.append(_replace(f"\\A{onig_literal(text)}\\z", spelt))
+        first += _byte_level_renderings(vocab, reasons)
     last = [_replace(p, c) for p, c in _CLEAN_SPACES] if vocab.flags["clean_spaces"] else []
     return {"type": "Sequence", "decoders": first + steps + last}
