@@ -326,3 +326,13 @@ def test_forced_wpm_ids_equal_llama_cpp_on_printable_ascii(written):
     assert len(rows) > 300
     bad = mismatches(tok, rows, decode=False)
     assert not bad, "\n".join(bad[:5])
+
+
+def test_a_file_that_is_not_gguf_is_a_format_error(tmp_path):
+    from polytok.errors import FormatError
+
+    source = tmp_path / "not.gguf"
+    source.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\xff" * 12)
+    with pytest.raises(FormatError, match="not.gguf"):
+        write_hf_folder(str(source), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

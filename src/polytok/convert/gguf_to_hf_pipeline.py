@@ -173,6 +173,10 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
             splits.append({"type": "Split", "pattern": _regex(pattern), "behavior": "Isolated", "invert": False})
     normalizer = None
     if vocab.pre.byte_encode:
+        missing = [c for c in BYTES_TO_CHARS if c not in vocab.token_ids]
+        if missing:
+            reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp spells "
+                           "such a character otherwise, HF's BPE drops it")
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
         steps: list[dict[str, Any]] = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                                          "use_regex": False}]
