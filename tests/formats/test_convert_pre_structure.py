@@ -222,3 +222,10 @@ def test_equal_lists_must_also_cut_the_check_texts_alike():
     o200k = next(hf for hf, theirs in HF_SPELLINGS.items() if "{1,3}" in hf)  # as Xenova/gpt-4o writes it
     message = _refusal(_data(_split(o200k, "Removed", True), _byte_level(False)))
     assert "nearest: gpt-4o; differs: pieces of 'cafe\u0301' differ" in message, message
+
+
+def test_sentencepiece_paths_report_that_no_pre_type_is_read(tmp_path):
+    synthetic = Path(__file__).resolve().parents[1] / "data" / "convert" / "arctic"
+    report = to_gguf(synthetic, tmp_path / "a.gguf")
+    assert report.pre == "default" and report.pre_decision.how == "sentencepiece"
+    assert any(line.startswith("pre decided by: sentencepiece") for line in report.lines())

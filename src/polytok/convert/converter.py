@@ -83,7 +83,7 @@ class ConversionReport:
     inferred: str | None = None
     #: the read-back of the written file (`polytok.convert.check`)
     check: CheckReport | None = None
-    #: how ``pre`` was decided (`polytok.convert.pre_structure`); None on paths that always write "default"
+    #: how ``pre`` was decided (`polytok.convert.pre_structure`)
     pre_decision: PreDecision | None = None
 
     def lines(self) -> list[str]:

@@ -105,10 +105,16 @@ def _vocab_list_keys(model: str, pre: str, tokens: list[str], scores: list[float
     return keys
 
 
+# the llama model (SentencePiece and Llama HF paths): the converter always writes "default"
+_SPM_PRE = PreDecision("default", "sentencepiece", note="llama.cpp's SPM session reads no pre type (impl::load "
+                                                        "sets DEFAULT), the converter writes 'default'")
+
+
 def _facts(model: str, pre: str, tokens: list[str], types: list[int], sv: SpecialVocab, redefs: list[Any],
            chkhsh: str | None = None) -> dict[str, Any]:
     return {"model": model, "pre": pre, "n_tokens": len(tokens), "types": [TYPE_NAMES[t] for t in types],
-            "special": sv, "redefinitions": redefs, "chkhsh": chkhsh}
+            "special": sv, "redefinitions": redefs, "chkhsh": chkhsh,
+            "pre_decision": _SPM_PRE if model == "llama" else None}
 
 
 def _add_prefix_key(folder: Path) -> list[KeyValue]:

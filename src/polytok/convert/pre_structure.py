@@ -320,7 +320,8 @@ class PreDecision:
     """How ``tokenizer.ggml.pre`` was decided."""
 
     name: str
-    #: "pre=", "structure", "hash", "structure and hash" (agreeing) or "wordpiece"
+    #: "pre=", "structure", "hash", "structure and hash" (agreeing), "wordpiece" or "sentencepiece"
+    #: (the two model types whose llama.cpp session reads no pre type)
     how: str
     chkhsh: str | None = None
     #: the name llama.cpp's hash table gives (None: unknown)
