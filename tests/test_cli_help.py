@@ -27,7 +27,7 @@ def commands() -> list[str]:
 
 
 COMMANDS = ["encode", "decode", "count", "inspect", "chat", "compare", "explain", "convert", "serve",
-            "tokenize-corpus", "verify-corpus", "export-vocab"]
+            "tokenize-corpus", "verify-corpus", "export-vocab", "doctor", "train"]
 
 # what module notes look like: a dotted polytok name, reST/markdown backticks, words meant for developers
 LEAKS = re.compile(r"polytok\.\w|`|module notes|hooked into|registered in|__\w+__")
