@@ -213,7 +213,8 @@ def _bpe_json(merges: list[list[str]], vocab: list[str], **model: Any) -> dict[s
                       "vocab": {p: i for i, p in enumerate(vocab)}, "merges": merges, **model}}
 
 
-VOCAB = ["<unk>", "\u2581", "a", "b", "c", "\u2581a", "ab", "bc", "\u2581ab", "abc"]
+#: "ca" is made by no merge: HF never gives it, and sentencepiece must not merge c+a into it (CONTROL)
+VOCAB = ["<unk>", "\u2581", "a", "b", "c", "\u2581a", "ab", "bc", "\u2581ab", "abc", "ca"]
 
 
 @pytest.mark.parametrize(("merges", "refusal"), [
