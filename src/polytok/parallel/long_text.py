@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -154,11 +154,13 @@ def _counted(tok: Tokenizer, scanner: Scanner, text: str, view: str, lo: int, hi
     one_word = scanner.one_word()
     if view is not text or one_word is None:
         return None
-    return _region_counted(scanner, text, lo, hi, max(0, lo - OVERLAP), one_word, tok.model.tokenize_each)
+    return _region_counted(scanner, text, lo, hi, max(0, lo - OVERLAP), one_word, tok.model.tokenize_each,
+                           tok.model.tokenize_all)
 
 
 def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one_word: Callable[[str], str],
-                    each: Callable[[list[str]], list[list[int]]]) -> _Region | None:
+                    each: Callable[[list[str]], list[list[int]]],
+                    count_all: Callable[[list[str]], Sized]) -> _Region | None:
     """`_region` when only counting, for a part that runs to its segment's end or whose scan
     can stop with ``findall`` (`Scanner.pieces_until`): the starts and running totals are
     taken only for the pieces near the seams, walking in from the part's ends, not for all
@@ -167,7 +169,7 @@ def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one
     measurable share of a count, next to the scan and the cache lookups (bench/README.md,
     'Measurements behind design choices')."""
     if hi == len(text):
-        pieces = scanner.native.findall(text, pos)
+        pieces = scanner.findall(text, pos)
         end = len(text)
         if not scanner.covers and ("" in pieces or sum(map(len, pieces)) != end - pos):
             return None
@@ -175,27 +177,40 @@ def _region_counted(scanner: Scanner, text: str, lo: int, hi: int, pos: int, one
         pieces, end = scanner.pieces_until(text, pos, hi + OVERLAP)
     else:
         return None
-    found = each(list(map(one_word, pieces)))
-    total = sum(map(len, found))
-    left: dict[int, int] = {}
+    words = list(map(one_word, pieces))
+    head = tail = 0  # pieces that start before lo + OVERLAP (lo > 0), from hi - OVERLAP on (hi < len(text))
     if lo > 0:
-        start, before = pos, 0
-        for piece, ids in zip(pieces, found):
-            if start >= lo + OVERLAP:
-                break
-            left[start] = before
-            start += len(piece)
-            before += len(ids)
-    right: list[tuple[int, int]] = []
+        start = pos
+        while head < len(pieces) and start < lo + OVERLAP:
+            start += len(pieces[head])
+            head += 1
     if hi < len(text):
-        start, after = end, 0
-        for piece, ids in zip(reversed(pieces), reversed(found)):
-            start -= len(piece)
-            if start < hi - OVERLAP:
-                break
-            after += len(ids)
-            right.append((start, total - after))
-        right.reverse()
+        start = end
+        while tail < len(pieces) and start - len(pieces[-1 - tail]) >= hi - OVERLAP:
+            start -= len(pieces[-1 - tail])
+            tail += 1
+    if head + tail < len(pieces):
+        # the ids of each piece near the seams; between them only their number, in one call of the model's loop
+        found = each(words[:head])
+        back = each(words[len(words) - tail:]) if tail else []
+        total = sum(map(len, found)) + len(count_all(words[head:len(words) - tail])) + sum(map(len, back))
+    else:
+        found = each(words)
+        back = found[len(found) - tail:] if tail else []
+        total = sum(map(len, found))
+    left: dict[int, int] = {}
+    start, before = pos, 0
+    for piece, ids in zip(pieces, found):
+        left[start] = before
+        start += len(piece)
+        before += len(ids)
+    right: list[tuple[int, int]] = []
+    start, after = end, 0
+    for piece, ids in zip(reversed(pieces), reversed(back)):
+        start -= len(piece)
+        after += len(ids)
+        right.append((start, total - after))
+    right.reverse()
     return _Region(left, right, total, None)
 
 

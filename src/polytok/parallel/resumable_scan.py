@@ -53,6 +53,7 @@ from ..pre_tokenizers.sequence import Sequence
 from ..pre_tokenizers.split import Split
 from ..pre_tokenizers.split_behavior import CharSplitter, PatternProof, RegexSplitter
 from ..regex.oniguruma import OnigPattern
+from ..regex.scanners import scanner_for as compiled_scanner
 
 if TYPE_CHECKING:
     from ..pre_tokenizers import PreTokenizer
@@ -73,7 +74,8 @@ class Scanner:
 
     def __init__(self, native: Any, view: Callable[[str], str], gaps: bool,
                  mapped: Callable[[str], str] | None, rest: list[PreTokenizer], prefix_space: bool = False,
-                 covers: bool = False, proof: PatternProof | None = None) -> None:
+                 covers: bool = False, proof: PatternProof | None = None,
+                 compiled: Callable[[str], list[str]] | None = None) -> None:
         self.native, self.view, self.gaps, self.mapped, self.rest = native, view, gaps, mapped, rest
         self.prefix_space = prefix_space  # ByteLevel's add_prefix_space: " " before a segment that lacks one
         # the pattern's matches tile any text and are never empty (`RegexSplitter`'s always_covers,
@@ -84,11 +86,22 @@ class Scanner:
         # lets `until` stop a findall exactly (see `pieces_until`)
         self.decided_within = proof.decided_within if covers and proof is not None else None
         self.reads_space_runs = proof is not None and proof.reads_space_runs
+        # the pattern's compiled scanner (`regex.scanners`), when the kernels are built
+        self.compiled = compiled
+
+    def findall(self, view: str, pos: int, endpos: int | None = None) -> list[str]:
+        """``native.findall(view, pos, endpos)``: through the compiled scanner where there is one, on
+        the slice. The same pieces: none of the scanners' patterns has a look-behind, ``\\b``, ``^``
+        or ``\\A`` (looking before `pos`), and ``endpos`` makes the text end there as a slice does."""
+        if self.compiled is not None:
+            return self.compiled(view[pos:endpos] if pos or endpos is not None else view)
+        found: list[str] = self.native.findall(view, pos) if endpos is None else self.native.findall(view, pos, endpos)
+        return found
 
     def to_end(self, text: str, view: str, pos: int) -> tuple[list[int], list[str]] | None:
         """Starts and pieces of the scan from `pos` to the end; None where a scan meets an
         empty match (onig's iteration rules would apply)."""
-        found: list[str] = self.native.findall(view, pos)
+        found: list[str] = self.findall(view, pos)
         if not self.covers:
             if "" in found:
                 return None
@@ -152,10 +165,10 @@ class Scanner:
         while True:
             end = stop + reach
             if end >= len(view):
-                pieces += self.native.findall(view, start)
+                pieces += self.findall(view, start)
                 start = len(view)
                 break
-            found: list[str] = self.native.findall(view, start, end)
+            found: list[str] = self.findall(view, start, end)
             spaces = _space_run_start(view, start, end) if self.reads_space_runs else end
             kept, last = len(found), end  # the matches tile start..end: drop those ending too late
             while kept and (last > end - within or last - len(found[kept - 1]) >= spaces):
@@ -271,5 +284,6 @@ def scanner_for(tok: Tokenizer) -> Scanner | None:
     if isinstance(pattern, OnigPattern):
         if pattern.bounded:  # a risky pattern runs under its time bound, in one process (regex.guard)
             return None
-        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.proof)
+        return Scanner(pattern.native, pattern.view, gaps, mapped, rest, prefix_space, covers, splitter.proof,
+                       compiled_scanner(pattern))
     return Scanner(pattern, lambda text: text, gaps, mapped, rest, prefix_space, covers, splitter.proof)
