@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from polytok import parallel
 from polytok.cli.progress import Progress, render
 from polytok.formats import BUILTIN
 
@@ -71,8 +72,14 @@ def test_the_meter_is_off_on_a_pipe_unless_forced():
     assert out.getvalue().startswith("\r50.0%  "), out.getvalue()
 
 
-def test_count_progress_moves_per_file_to_100(ref, files: list[Path]):
+def test_count_progress_moves_per_file_to_100(ref, tmp_path: Path):
+    """Less text than a shared count takes (`parallel.MIN_CHARS`): one file after the other."""
+    files = []
+    for n, repeat in enumerate((1500, 500, 3000)):
+        files.append(tmp_path / f"small{n}.txt")
+        files[-1].write_text("The quick brown fox, 42 times.\n" * repeat, encoding="utf-8", newline="")
     sizes = [p.stat().st_size for p in files]
+    assert sum(sizes) < parallel.MIN_CHARS
     done = run("count", "gpt2", *map(str, files), "--workers", "1", "--progress")
     assert done.returncode == 0, done.stderr
     shown = percents(done.stderr)
@@ -83,6 +90,20 @@ def test_count_progress_moves_per_file_to_100(ref, files: list[Path]):
     assert done.stderr.endswith("\r")  # the line is cleared before the counts
     expected = [len(ref.encode(p.read_text(encoding="utf-8")).ids) for p in files]
     assert [int(line.split("\t")[0]) for line in done.stdout.splitlines()] == [*expected, sum(expected)]
+
+
+def test_count_progress_moves_within_one_large_file_on_one_worker(ref, tmp_path: Path):
+    """A file counted in one piece would show 0 % until it is done: the shared count's steps
+    (`parallel.long_text.STEPS`) move the meter on, and the counts stay HF's."""
+    big = tmp_path / "big.txt"
+    lines = [f"Line {i}: the quick brown fox jumps over {i % 97} lazy dogs, again.\n" for i in range(20_000)]
+    big.write_text("".join(lines), encoding="utf-8", newline="")
+    done = run("count", "gpt2", str(big), "--workers", "1", "--progress")
+    assert done.returncode == 0, done.stderr
+    shown = percents(done.stderr)
+    assert len({p for p in shown if p < 100.0}) >= 4 and shown[-1] == 100.0 and shown == sorted(shown), shown
+    assert " tokens  " in meter_lines(done.stderr)[-1]
+    assert int(done.stdout.split("\t")[0]) == len(ref.encode(big.read_text(encoding="utf-8")).ids)
 
 
 @pytest.mark.parametrize("names", [[0, 1, 2], [2]])

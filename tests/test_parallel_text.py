@@ -277,3 +277,18 @@ def test_a_special_that_is_not_a_policy_is_left_to_the_callers_encode(monkeypatc
     assert long_text.count_long(tok, texts, add_special=False, special="bogus", workers=2) is None
     with pytest.raises(polytok.PolytokError, match="bogus"):
         tok.encode(texts[0], special="bogus")
+
+
+@pytest.mark.parametrize("name, workers", [("gpt2", 2), ("llama3", 1), ("llama3", 3)])
+def test_counts_in_progress_steps_equal_tokenizers(name, workers, monkeypatch):
+    """With progress asked for, each share is counted in steps (`long_text.STEPS`), one worker
+    included; the steps' seams join as the shares' do (llama3 reads runs of white space whole)."""
+    ref, tok = small_regions(monkeypatch, name)
+    monkeypatch.setattr(long_text, "STEP_OVERLAPS", 4)
+    texts = [mixed_text(11, 40_000), "short", mixed_text(12, 25_000) + "   \n\n  12345 " * 300]
+    reported: list[int] = []
+    counts = long_text.count_long(tok, texts, add_special=True, special=None, workers=workers,
+                                  on_done=reported.append)
+    assert counts == [len(e.ids) for e in ref.encode_batch(texts)]
+    assert len([n for n in reported if n]) >= 10  # the special tokens' text is no segment's: at most all of it
+    assert 0.9 * sum(map(len, texts)) < sum(reported) <= sum(map(len, texts)) - len("short")

@@ -320,7 +320,7 @@ def _count(args: argparse.Namespace) -> int:
     totals: dict[int, int] = {}
     progress = Progress(None if "-" in args.files else sum(sizes), args.progress)
     try:
-        if workers > 1 and "-" not in args.files and parallel.can_fork():
+        if (workers > 1 or progress.enabled) and "-" not in args.files and parallel.can_fork():
             totals = _count_shared(tok, args.files, sizes, add_special, special, workers, progress)
         else:
             for index, name in enumerate(args.files):
@@ -367,8 +367,10 @@ def _count_shared(tok: Tokenizer, files: list[str], sizes: list[int], add_specia
         progress.set(done_chars * total // chars)
 
     counts = parallel.count_long(tok, texts, add_special=add_special, special=special, workers=workers,
-                                 on_done=on_done)
-    if counts is None:  # one file, or too little text for a pool
+                                 on_done=on_done if progress.enabled else None)
+    if counts is not None:
+        progress.set(total, f"{sum(counts):,} tokens")  # the number is known only once the parts are joined
+    else:  # one file, or too little text for a pool
         counts = []
         for text, size in zip(texts, sizes):
             counts.append(len(tok.encode(text, add_special=add_special, special=special)))

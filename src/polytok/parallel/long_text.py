@@ -118,6 +118,25 @@ def _runs_on(scanner: Scanner, text: str, lo: int) -> bool:
     return True
 
 
+def _steps(scanner: Scanner, segments: list[_Segment], parts: list[Part], chars: int) -> list[Part]:
+    """`parts` cut into steps of about 1/`STEPS` of all `chars` and at least `STEP_OVERLAPS` overlaps (no cut
+    where a long piece runs on), so that progress is reported after each: the seams join as the
+    shares' do, at the cost of scanning `OVERLAP` characters twice per cut."""
+    step = max(chars // STEPS, STEP_OVERLAPS * OVERLAP)
+    out: list[Part] = []
+    for index, lo, hi in parts:
+        text = segments[index].text
+        start = lo
+        for cut in range(lo + step, hi - step // 2, step):
+            if not _runs_on(scanner, text, cut):
+                out.append((index, start, cut))
+                start = cut
+        out.append((index, start, hi))
+    return out
+
+
+STEPS = 100  # progress steps over a run, when progress is asked for
+STEP_OVERLAPS = 64  # a step is at least this many `OVERLAP`s long: the seams' rescans cost at most 2/64 of it
 LONG_PIECE = 4 * OVERLAP  # a piece this long across a cut stops the sharing
 _PROBE = 64
 
@@ -274,7 +293,9 @@ def _shared_work(tok: Tokenizer, texts: list[str], add_special: bool, special: A
     import os
 
     scanner = scanner_for(tok)
-    if scanner is None or workers < 2 or not can_fork() or sum(map(len, texts)) < MIN_CHARS:
+    if scanner is None or sum(map(len, texts)) < MIN_CHARS:
+        return None
+    if workers < 2 and on_done is None or not can_fork():  # one worker still shares the claims' memory
         return None
     try:
         parse = SpecialTokens(tok.default_special if special is None else special) is SpecialTokens.PARSE
@@ -286,6 +307,8 @@ def _shared_work(tok: Tokenizer, texts: list[str], add_special: bool, special: A
     shares = layout([cost(seg.text) for seg in segments], lengths, workers, overlap=OVERLAP, zone=ZONE, chunks=CHUNKS)
     if _long_piece_at_a_cut(scanner, segments, shares):
         return None
+    if on_done is not None:  # reported as it goes: the own shares in steps
+        shares = Layout([_steps(scanner, segments, own, sum(lengths)) for own in shares.own], shares.zones)
     claims = ZoneClaims(shares.zones)
     here = os.getpid()
     views: dict[int, str] = {}  # each process's views of the segments it cuts (a view reads the whole text)
@@ -356,11 +379,12 @@ def encode_long(tok: Tokenizer, texts: list[str], *, add_special: bool, special:
                 on_done: Callable[[int], None] | None = None) -> list[list[int]] | None:
     """``[tok.encode(t, ...) for t in texts]``, the work shared over `workers` processes.
 
-    None when the pipeline is not one `resumable_scan.scanner_for` accepts, `workers` < 2,
-    there is no safe ``fork``, the texts are shorter than `MIN_CHARS` in all or `special`
-    is not a `SpecialTokens` policy: the caller encodes in one process then. `on_done(n)`
-    is called in this process with the characters every process has finished since its
-    last call, after each of this process's parts and once at the end.
+    None when the pipeline is not one `resumable_scan.scanner_for` accepts, `workers` < 2
+    and no `on_done` is given, there is no safe ``fork``, the texts are shorter than
+    `MIN_CHARS` in all or `special` is not a `SpecialTokens` policy: the caller encodes in
+    one process then. `on_done(n)` is called in this process with the characters every
+    process has finished since its last call, after each step of this process's work (about
+    1/`STEPS` of the texts, so a meter moves on even with one worker) and once at the end.
     """
     found = _shared_work(tok, texts, add_special, special, workers, on_done, True)
     if found is None:
