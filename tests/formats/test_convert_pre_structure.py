@@ -32,7 +32,7 @@ from polytok.formats.gguf_token_attrs import LLAMA_EOG_TEXTS
 pytest.importorskip("gguf")
 from polytok.convert.converter import metadata_digests, to_gguf
 from polytok.convert.gguf_vocab import pre_hash, pre_name, read_tokenizer_json_data
-from polytok.convert.pre_structure import decide, nearest, splits_as, structure_of
+from polytok.convert.pre_structure import HF_SPELLINGS, decide, nearest, splits_as, structure_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import gen_pre_structure_goldens as gen
@@ -180,6 +180,10 @@ def _refusal(data: dict) -> str:
     (_data(_split(_QWEN2.replace("\\p{N}|", "\\p{N}{1,3}|")), _byte_level(False), ignore_merges=True), "llama-bpe"),
     (_data(_split(_QWEN2.replace("\\p{N}|", "\\p{N}{1,3}|")), _byte_level(False)), "dbrx"),
     (_data(_split(_QWEN2), _byte_level(False), normalizer={"type": "NFC"}), "qwen2"),
+    (_data({"type": "Digits", "individual_digits": True}, _byte_level(True)), "starcoder"),
+    # deepseek-ai/deepseek-coder-6.7b-base's Sequence: four Splits, Digits, ByteLevel without its regex
+    (_data(_split("[\r\n]"), _split("\\s?\\p{L}+"), _split("\\s?\\p{P}+"), _split("[一-龥ࠀ-一가-퟿]+"),
+           {"type": "Digits", "individual_digits": True}, _byte_level(False)), "deepseek-coder"),
 ])
 def test_structure_names_the_type(data, name):
     decision = decide(data, "0" * 64, None, None)
@@ -217,11 +221,15 @@ def test_pre_override_and_a_disagreeing_hash():
 
 
 def test_equal_lists_must_also_cut_the_check_texts_alike():
-    from polytok.convert.pre_structure import HF_SPELLINGS
-
-    o200k = next(hf for hf, theirs in HF_SPELLINGS.items() if "{1,3}" in hf)  # as Xenova/gpt-4o writes it
+    # the o200k and Tekken regexes as Xenova/gpt-4o's and Mistral-Nemo's tokenizer.json write them: llama.cpp's
+    # lookahead spellings leave combining marks out of words
+    o200k = next(hf for hf in HF_SPELLINGS if "{1,3}" in hf)
     message = _refusal(_data(_split(o200k, "Removed", True), _byte_level(False)))
     assert "nearest: gpt-4o; differs: pieces of 'cafe\u0301' differ" in message, message
+    tekken = next(hf for hf in HF_SPELLINGS if "{1,3}" not in hf)
+    message = _refusal(_data(_split(tekken), _byte_level(False)))
+    assert "nearest: tekken; differs: pieces of 'cafe\u0301' differ at piece 0: ['cafe\xcc\u0123'] here, " \
+           "['cafe', '\xcc\u0123'] in tekken; ignore_merges false here, true in tekken" in message, message
 
 
 def test_sentencepiece_paths_report_that_no_pre_type_is_read(tmp_path):

@@ -310,8 +310,8 @@ def nearest(data: dict[str, Any]) -> tuple[str, list[str]]:
     names = _preferred_names(list(PRE_TYPES))
     best = min(names, key=lambda n: _distance(structure, PRE_TYPES[n]))
     differences = _differences(structure, PRE_TYPES[best])
-    if not differences:  # the lists are equal: the engines cut some text differently
-        differences = [_pieces_differ(data, PRE_TYPES[best]) or "the check texts' pieces"]
+    if _same_split(structure, PRE_TYPES[best]):  # the lists are equal: the engines cut some text differently
+        differences.insert(0, _pieces_differ(data, PRE_TYPES[best]) or "the check texts' pieces")
     return best, differences
 
 
