@@ -364,8 +364,9 @@ def _types(document: Mapping[str, Any], pieces: list[str], unk: int | None, byte
             types[i] = BYTE
     if plain:
         reasons.append(f"user-defined symbols vs added tokens: {_sample(plain)} are non-special added tokens; HF "
-                       "cuts them out of the text before normalization, sentencepiece (as user-defined symbols) "
-                       "matches them inside the normalized text, so the '▁' around them differ")
+                       "cuts them out of the text before normalization (or, normalized, matches the normalizer's "
+                       "output of their text), sentencepiece (as user-defined symbols) matches them inside the "
+                       "normalized text, so the '▁' around them differ")
     if special:
         notes.append(f"marker-parsed-one-side: the special tokens {_sample(special)} are CONTROL (or UNKNOWN) "
                      "pieces: sentencepiece's encode reads their spellings in a text as text, HF cuts them out")

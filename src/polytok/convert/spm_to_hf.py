@@ -104,9 +104,13 @@ def tokenizer_json_of(proto: ModelProto) -> tuple[dict[str, Any], list[str]]:
         "normalizer": _normalizer(proto), "pre_tokenizer": None, "model": model,
         "post_processor": None, "decoder": _decoder(proto),
     }
-    notes = ["no post-processor: sentencepiece's encode adds no BOS/EOS",
-             "CONTROL and UNKNOWN pieces are vocabulary entries, not added tokens: their spellings in a text "
-             "are text, as sentencepiece reads them"]
+    notes = ["no post-processor: sentencepiece's encode adds no BOS/EOS"]
+    if proto.normalizer("precompiled_charsmap"):
+        notes.append("unicode-normalization: HF applies the charsmap per grapheme cluster with the shortest matching "
+                     "key, sentencepiece with the longest: a combining sequence the charsmap maps may normalize "
+                     "differently")
+    notes.append("CONTROL and UNKNOWN pieces are vocabulary entries, not added tokens: their spellings in a text "
+                 "are text, as sentencepiece reads them")
     return document, notes
 
 
@@ -115,8 +119,9 @@ def _refusals(proto: ModelProto) -> list[str]:
     user_defined = [p for p, t in zip(proto.pieces, proto.types, strict=True) if t == USER_DEFINED]
     if user_defined:
         reasons.append(f"user-defined symbols {_sample(user_defined)}: sentencepiece matches them inside the "
-                       "normalized text (no dummy prefix or space added around them), an HF added token is cut "
-                       "out of the text before normalization and each piece around it gets its own prefix")
+                       "normalized text, after its dummy prefix ('[REF]' -> '▁', '[REF]'); an HF added token is cut "
+                       "out before normalization (each text around it then gets its own prefix), or, normalized, "
+                       "is matched as the normalizer's output of its text (which takes the prefix in: '▁[REF]')")
     if proto.trainer("treat_whitespace_as_suffix", False):
         reasons.append("treat_whitespace_as_suffix: sentencepiece puts '▁' after each word and a dummy suffix at "
                        "the end; no HF normalizer appends")
@@ -151,7 +156,8 @@ def _bpe(proto: ModelProto) -> tuple[dict[str, Any], list[str]]:
         reasons.append(f"UNUSED pieces {_sample(unused)}: sentencepiece's BPE merges through them and re-splits "
                        "the result (bpe_model.cc resegment); HF BPE has no such rule")
     ids = {p: i for i, p in enumerate(pieces)}
-    symbols = {p for p, t in zip(pieces, types, strict=True) if t in (NORMAL, USER_DEFINED, UNUSED)}
+    # a user-defined symbol is frozen (bpe_model.cc): never merged with a neighbour
+    symbols = {p for p, t in zip(pieces, types, strict=True) if t in (NORMAL, UNUSED)}
     merges: list[tuple[float, int, int, str, str]] = []
     for i, (piece, score, kind) in enumerate(zip(pieces, scores, types, strict=True)):
         if kind != NORMAL or len(piece) < 2:
