@@ -235,3 +235,21 @@ def test_hf_bpe_merges_to_scores(merges, refusal, tmp_path):
     sp, hf = spm.SentencePieceProcessor(model_file=str(out)), tokenizers.Tokenizer.from_file(str(source))
     for text in ("abc", "a bc", "bcab", "abcabc", "cabc", "xx abc", "ca"):
         assert sp.encode(text) == hf.encode(text, add_special_tokens=False).ids, text
+
+
+def test_hf_unigram_to_model(tmp_path):
+    added = [{"id": i, "content": c, "special": True, "single_word": False, "lstrip": False, "rstrip": False,
+              "normalized": False} for i, c in ((0, "<unk>"), (1, "<s>"))]
+    document = {**_bpe_json([], ["<unk>"]), "added_tokens": added,
+                "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": False, "vocab": [
+                    ["<unk>", 0.0], ["<s>", 0.0], ["\u2581", -2.0], ["a", -3.0], ["b", -3.0], ["\u2581ab", -1.0],
+                    ["ab", -2.5], ["ba", -4.0], ["\u2581a", -3.5]]}}
+    source = tmp_path / "tokenizer.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "out.model"
+    notes = write_model_from_hf(str(source), str(out)).notes
+    assert any(note.startswith("marker-parsed-one-side") for note in notes)
+    sp, hf = spm.SentencePieceProcessor(model_file=str(out)), tokenizers.Tokenizer.from_file(str(source))
+    assert sp.is_control(1) and sp.is_unknown(0)
+    for text in ("ab", "ab ab", "ba  b", "abab", "a b a", "xyz ab", "cc", " ab"):
+        assert sp.encode(text) == hf.encode(text, add_special_tokens=False).ids, text

@@ -50,7 +50,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..formats.compressed import read_bytes
-from ..formats.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN
+from ..formats.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, as_float32
 from ..formats.sentencepiece_writer import model_bytes
 from .outcome import ConversionRefused, Written
 
@@ -120,6 +120,9 @@ def model_of(document: Mapping[str, Any], file: str) -> tuple[bytes, list[str]]:
         _missing_merges(model, pieces, types, reasons)
     else:
         _unknown_score(pieces, scores, types, reasons)
+        if any(as_float32(score) != score for score in scores):
+            notes.append("the Unigram scores are rounded to float32 (a .model's type): a near tie of two paths may "
+                         "fall the other way")
     if reasons:
         raise ConversionRefused(file, "sentencepiece", list(dict.fromkeys(reasons)))
     trainer: dict[str, Any] = {"model_type": model_type, "vocab_size": len(pieces), "byte_fallback": byte_fallback,
