@@ -253,3 +253,14 @@ def test_hf_unigram_to_model(tmp_path):
     assert sp.is_control(1) and sp.is_unknown(0)
     for text in ("ab", "ab ab", "ba  b", "abab", "a b a", "xyz ab", "cc", " ab"):
         assert sp.encode(text) == hf.encode(text, add_special_tokens=False).ids, text
+
+
+def test_a_character_that_is_no_piece_is_refused(tmp_path):
+    """Sentencepiece starts from "a" as a symbol and merges it into "ab"; HF would make "a" unknown."""
+    path = tmp_path / "lone.model"
+    pieces = [("<unk>", 0.0, 2), ("b", -5.0, 1), ("c", -5.0, 1), ("ab", -1.0, 1)]
+    path.write_bytes(model_bytes(pieces, **{**NORMALIZED, "trainer_spec": {**NORMALIZED["trainer_spec"],
+                                                                           "vocab_size": 4}}))
+    assert spm.SentencePieceProcessor(model_file=str(path)).encode_as_pieces("abc") == ["ab", "c"]
+    with pytest.raises(ConversionRefused, match="unknown-token: the characters \\['a'\\]"):
+        write_hf_from_model(str(path), str(tmp_path / "hf"))
