@@ -208,6 +208,8 @@ def test_what_llama_cpp_cannot_express_is_named():
         _data(_byte_level(True), normalizer={"type": "NFKC"}))
     assert "ByteLevel add_prefix_space true (no llama.cpp form)" in _refusal(
         _data({**_byte_level(True), "add_prefix_space": True}))
+    assert "pretokenizers[1]: Digits after ByteLevel" in _refusal(
+        _data(_byte_level(True), {"type": "Digits", "individual_digits": True}))
     assert "ignore_merges true here, false in qwen2" in _refusal(
         _data(_split(_QWEN2), _byte_level(False), ignore_merges=True))
 

@@ -20,7 +20,8 @@ then each word's UTF-8 bytes mapped to the GPT-2 alphabet or not):
 - ``Digits``: ``\\p{N}`` one at a time, or ``\\p{N}+`` (``individual_digits`` false);
 - ``Punctuation`` ``Contiguous``: ``[\\p{P}\\$\\+<=>\\^~\\|`]+`` (HF counts every ASCII
   punctuation and symbol character, pre_tokenizers/punctuation.rs, as that class does);
-- ``Sequence``: its members' lists, in order. Any other component has no form.
+- ``Sequence``: its members' lists, in order (nothing may follow ``ByteLevel``: llama.cpp
+  byte-encodes the words last). Any other component has no form.
 
 Both sides' regexes are then spelt one way (`canonical`): ``(?i:'s|'t|...)`` as the
 bracket form llama.cpp writes, a bracket of one class as the class, ``{1}`` dropped,
@@ -36,7 +37,8 @@ match when its ``ignore_merges`` also equals the BPE model's.
 The normalizer: none, or NFC, which llama.cpp does not run either way (its own table
 gives NFC tokenizers, Qwen2's, their pre types; the read-back check names the texts it
 changes); any other normalizer makes no match. A WordPiece folder needs no pre type:
-llama.cpp's WPM session sets DEFAULT whatever the key says.
+llama.cpp's WPM session sets DEFAULT whatever the key says (nor does the SentencePiece path,
+whose ``llama`` model's session does the same; the converter writes ``default`` there).
 
 `decide` then picks the name: ``pre=`` forces one; the hash's name when it splits as the
 folder (structure and hash agree; llama.cpp's table knows more about the model, e.g.
@@ -118,6 +120,8 @@ def _steps(d: Any, path: str, out: list[str], flags: dict[str, Any]) -> None:
         flags["unsupported"].append(f"{path}: not an object")
         return
     kind = d.get("type")
+    if flags["byte_encode"] and kind != "Sequence":
+        flags["unsupported"].append(f"{path}: {kind} after ByteLevel (llama.cpp byte-encodes last)")
     if kind == "Sequence":
         for i, member in enumerate(d.get("pretokenizers") or []):
             _steps(member, f"{path}.pretokenizers[{i}]", out, flags)
