@@ -264,3 +264,12 @@ def test_a_character_that_is_no_piece_is_refused(tmp_path):
     assert spm.SentencePieceProcessor(model_file=str(path)).encode_as_pieces("abc") == ["ab", "c"]
     with pytest.raises(ConversionRefused, match="unknown-token: the characters \\['a'\\]"):
         write_hf_from_model(str(path), str(tmp_path / "hf"))
+
+
+def test_a_text_held_by_two_ids_is_refused(tmp_path):
+    document = _bpe_json([["\u2581", "a"]], ["<unk>", "\u2581", "a", "\u2581a"])
+    document["added_tokens"].append({**document["added_tokens"][0], "id": 4, "content": "a"})
+    source = tmp_path / "tokenizer.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ConversionRefused, match="held by two ids"):
+        write_model_from_hf(str(source), str(tmp_path / "out.model"))

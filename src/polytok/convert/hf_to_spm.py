@@ -44,6 +44,7 @@ import base64
 import binascii
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,10 @@ def model_of(document: Mapping[str, Any], file: str) -> tuple[bytes, list[str]]:
         model_type = 1
     types = _types(document, pieces, unk, byte_fallback, reasons, notes)
     scores += [0.0] * (len(pieces) - len(scores))  # added tokens after the model's vocabulary
+    if len(set(pieces)) != len(pieces):
+        counts = Counter(pieces)
+        twice = [p for p, n in counts.items() if n > 1]
+        reasons.append(f"the texts {_sample(twice)} are held by two ids: a .model's pieces are unique")
     if model_type == 2:
         made_by_merges = _made_by_merges(model)
         made = [p for p, t in zip(pieces, types, strict=True) if t != NORMAL and p in made_by_merges]
@@ -125,10 +130,9 @@ def model_of(document: Mapping[str, Any], file: str) -> tuple[bytes, list[str]]:
                          "fall the other way")
     if reasons:
         raise ConversionRefused(file, "sentencepiece", list(dict.fromkeys(reasons)))
-    trainer: dict[str, Any] = {"model_type": model_type, "vocab_size": len(pieces), "byte_fallback": byte_fallback,
-                               "unk_id": unk if unk is not None else 0}
+    trainer: dict[str, Any] = {"model_type": model_type, "vocab_size": len(pieces), "byte_fallback": byte_fallback}
     if unk is not None:
-        trainer["unk_piece"] = pieces[unk]
+        trainer["unk_id"], trainer["unk_piece"] = unk, pieces[unk]
     for name, spelling in (("bos", "<s>"), ("eos", "</s>"), ("pad", "<pad>")):
         index = _find(pieces, types, spelling)
         trainer[f"{name}_id"] = index
