@@ -30,6 +30,8 @@ Pair = tuple[int, int]
 
 #: no limit on a merged piece's length (HF's ``usize::MAX``)
 _NO_LIMIT = 1 << 62
+#: one more than the largest id a word held as text can carry (one character per id)
+_MAX_CHAR = 0x110000
 
 
 @dataclass(frozen=True)
@@ -181,11 +183,26 @@ def train_bpe_words(words: list[tuple[str, int]], options: BpeTrainer) -> BpeRes
     for ch in compute_alphabet(words, initial_chars(options.initial_alphabet), options.limit_alphabet):
         vocab.add(ch)
     prefix, suffix = options.continuing_subword_prefix, options.end_of_word_suffix
-    symbols = _split_words(words, vocab, prefix, suffix)
     weights = [count for _, count in words]
+    if options.max_token_length is not None or options.vocab_size >= _MAX_CHAR:
+        merges = _merges_as_lists(_split_words(words, vocab, prefix, suffix), weights, vocab, options)
+    elif prefix is None and suffix is None:  # each character its own piece: a translation makes the texts
+        ids = vocab.ids
+        table = {ord(ch): chr(ids[ch]) if ch in ids else None for ch in set("".join(w for w, _ in words))}
+        merges = _merges_as_text([w.translate(table) for w, _ in words], weights, vocab, options)
+    else:
+        texts = ["".join(map(chr, syms)) for syms in _split_words(words, vocab, prefix, suffix)]
+        merges = _merges_as_text(texts, weights, vocab, options)
+    return BpeResult(vocab=dict(vocab.ids), merges=_ranked_merges(merges, vocab.pieces),
+                     continuing_subword_prefix=prefix, end_of_word_suffix=suffix)
+
+
+def _merges_as_lists(symbols: list[list[int]], weights: list[int], vocab: _Vocab, options: BpeTrainer,
+                     ) -> list[tuple[Pair, int]]:
+    """The merge loop on words as lists of ids, with piece lengths kept for ``max_token_length``."""
+    prefix = options.continuing_subword_prefix
     max_length = options.max_token_length if options.max_token_length is not None else _NO_LIMIT
     lengths = [[1] * len(s) for s in symbols] if options.max_token_length is not None else None
-
     pair_counts: dict[Pair, int] = {}
     where: dict[Pair, set[int]] = {}
     for w, syms in enumerate(symbols):
@@ -236,8 +253,99 @@ def train_bpe_words(words: list[tuple[str, int]], options: BpeTrainer) -> BpeRes
                 heapq.heappush(heap, (-count, pair[0], pair[1], pushed, fresh_pos))
                 pushed += 1
 
-    return BpeResult(vocab=dict(ids), merges=_ranked_merges(merges, pieces),
-                     continuing_subword_prefix=prefix, end_of_word_suffix=suffix)
+    return merges
+
+
+def _merges_as_text(texts: list[str], weights: list[int], vocab: _Vocab, options: BpeTrainer,
+                    ) -> list[tuple[Pair, int]]:
+    """The same merge loop as `_merges_as_lists` on `texts`, the words as strings of one character per id.
+
+    A pair is then a two-character string (strings order as their pairs of ids do), and
+    `str.find` and `str.replace` find and merge its occurrences left to right, without
+    overlap, as word.rs's ``merge`` does. Without ``max_token_length`` only.
+    """
+    prefix = options.continuing_subword_prefix
+    pair_counts: dict[str, int] = {}
+    where: dict[str, set[int]] = {}
+    for w, text in enumerate(texts):
+        count = weights[w]
+        for i in range(len(text) - 1):
+            pair = text[i:i + 2]
+            pair_counts[pair] = pair_counts.get(pair, 0) + count
+            found = where.get(pair)
+            if found is None:
+                where[pair] = {w}
+            else:
+                found.add(w)
+
+    heap: list[tuple[int, str, int, set[int]]] = []
+    pushed = 0
+    for pair, pos in where.items():
+        if pair_counts[pair] > 0:
+            heap.append((-pair_counts[pair], pair, pushed, pos))
+            pushed += 1
+    heapq.heapify(heap)
+
+    merges: list[tuple[Pair, int]] = []
+    pieces, ids = vocab.pieces, vocab.ids
+    min_frequency, vocab_size = options.min_frequency, options.vocab_size
+    while len(ids) < vocab_size and heap:
+        neg, pair, _, pos = heapq.heappop(heap)
+        current = pair_counts[pair]
+        if -neg != current:
+            heapq.heappush(heap, (-current, pair, pushed, pos))
+            pushed += 1
+            continue
+        if current < 1 or min_frequency > current:
+            break
+        first, second = pair[0], pair[1]
+        a, b = ord(first), ord(second)
+        right = pieces[b]
+        if prefix is not None and right.startswith(prefix):
+            right = right[len(prefix):]
+        new = vocab.add(pieces[a] + right)
+        merges.append(((a, b), new))
+        merged = chr(new)
+
+        fresh: dict[str, set[int]] = {}
+        for w in pos:
+            text = texts[w]
+            j = text.find(pair)
+            if j < 0:
+                continue
+            count = weights[w]
+            end = len(text) - 2
+            merged_to = -1  # where the last merged pair ended: the symbol before the next is then `merged`
+            while j >= 0:
+                if j > 0:
+                    before = merged if j == merged_to else text[j - 1]
+                    pair_counts[before + first] -= count  # a pair of the word: counted already
+                    made = before + merged
+                    pair_counts[made] = pair_counts.get(made, 0) + count
+                    found = fresh.get(made)
+                    if found is None:
+                        fresh[made] = {w}
+                    else:
+                        found.add(w)
+                if j < end:
+                    after = text[j + 2]
+                    pair_counts[second + after] -= count
+                    made = merged + after
+                    pair_counts[made] = pair_counts.get(made, 0) + count
+                    found = fresh.get(made)
+                    if found is None:
+                        fresh[made] = {w}
+                    else:
+                        found.add(w)
+                merged_to = j + 2
+                j = text.find(pair, merged_to)
+            texts[w] = text.replace(pair, merged)
+        for made, fresh_pos in fresh.items():
+            count = pair_counts[made]
+            if count > 0:
+                heapq.heappush(heap, (-count, made, pushed, fresh_pos))
+                pushed += 1
+    return merges
 
 
 def _ranked_merges(merges: list[tuple[Pair, int]], pieces: list[str]) -> list[tuple[str, str]]:
