@@ -55,7 +55,7 @@ def build_folder(name: str, header: dict, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def converted(tmp_path_factory):
-    cache: dict[str, tuple[dict, list[dict], Path]] = {}
+    cache: dict[str, tuple[dict, list[dict], Path, object]] = {}
 
     def get(name: str):
         if name not in cache:
@@ -63,10 +63,11 @@ def converted(tmp_path_factory):
             work = tmp_path_factory.mktemp(name)
             folder = build_folder(name, header, work)
             out = work / f"{name}.gguf"
-            to_gguf(folder, out)
-            cache[name] = (header, rows, out)
-        return cache[name]
+            report = to_gguf(folder, out)
+            cache[name] = (header, rows, out, report)
+        return cache[name][:3]
 
+    get.report = lambda name: get(name) and cache[name][3]  # the ConversionReport
     return get
 
 
@@ -95,6 +96,22 @@ def test_metadata_equals_llama_cpp_converter(name, converted):
     header, _, out = converted(name)
     differences = describe_differences(header["digests"], metadata_digests(out))
     assert not differences, "\n".join(differences)
+
+
+# every golden folder: the pre type the structure recognises is the one llama.cpp's hash table names
+# (a WordPiece or SentencePiece folder's session reads no pre type: the converter's name is kept)
+PRE_DECIDED_BY = {"gpt2": "structure and hash", "llama3": "structure and hash", "qwen3": "structure and hash",
+                  "bert-base-uncased": "wordpiece", "llama2": "sentencepiece", "phi-3-mini": "sentencepiece",
+                  "mistral-v3-hf-converted": "sentencepiece", "arctic": "sentencepiece",
+                  "internlm2": "sentencepiece", "llama-redefined": "sentencepiece"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_structure_agrees_with_the_hash_on_every_golden_folder(name, converted):
+    header, _, _ = converted(name)
+    decision = converted.report(name).pre_decision
+    assert decision.how == PRE_DECIDED_BY[name]
+    assert decision.name == header["digests"]["tokenizer.ggml.pre"]["value"]
 
 
 @pytest.mark.parametrize("name", NAMES)

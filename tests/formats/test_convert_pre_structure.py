@@ -97,8 +97,8 @@ def test_unknown_hash_converts_by_structure_as_llama_cpp_and_hf_read_it(name, tm
     assert hf_differs == header["llama_cpp_differs_from_hf"]
 
 
-# fixture -> the hash's name and how the pre is decided. Every fixture folder the convert goldens
-# hold (tests/golden/convert) whose path writes a pre name is here, and more with known hashes.
+# fixture -> the hash's name, which the structure agrees with: the BPE folders of the convert goldens
+# (tests/golden/convert; test_convert.py checks every golden folder on its conversion) and more.
 AGREE = {"gpt2": "gpt-2", "llama3": "smaug-bpe", "qwen3": "qwen2", "olmo-dolma2": "dbrx", "roberta-base": "roberta-bpe"}
 # llama.cpp's own type for these cuts some text otherwise than the folder: the hash's name is kept,
 # the report names the nearest exact-looking type and the difference
@@ -125,7 +125,10 @@ def _decision(fixture: str, tmp_path: Path, wordpiece: bool = False):
     return data, decide(data, chkhsh, pre_name(chkhsh), None, wordpiece=wordpiece)
 
 
-@pytest.mark.parametrize("fixture", [pytest.param(f, marks=pytest.mark.slow) if f in ("qwen3", "olmo-dolma2") else f
+_AGREE_SLOW = ("qwen3", "olmo-dolma2", "llama3")  # large vocabularies; the golden ones run in test_convert.py
+
+
+@pytest.mark.parametrize("fixture", [pytest.param(f, marks=pytest.mark.slow) if f in _AGREE_SLOW else f
                                      for f in sorted(AGREE)])
 def test_structure_agrees_with_the_hash(fixture, tmp_path):
     data, decision = _decision(fixture, tmp_path)
