@@ -36,10 +36,12 @@ REFUSED = {
     "baichuan": ["share the score", "leading space"],
     "command-r": ["1403 entries (first 264 '\\u200d') are rendered by llama.cpp otherwise"],
     "bert-bge": ["strip_accents", "lowercase", "prefixes '\u2581' to every word"],
-    "falcon": ["'>>TITLE<<' and '<|endoftext|>' overlap"],
+    "falcon": ["15 byte symbols (first '\u0103') are not entries", "'>>TITLE<<' and '<|endoftext|>' overlap"],
     "llama-spm": ["share the score", "leading space"],
     "nomic-bert-moe": ["UGM", "strip the whitespace beside them"],
     "phi-3": ["share the score", "leading space", "64 special tokens"],
+    "refact": ["1 byte symbols (first '\u00f1') are not entries"],
+    "starcoder": ["1 byte symbols (first '\u00f1') are not entries"],
 }
 EXACT = [name for name in NAMES if name not in REFUSED]
 # the default run: byte-level BPE with clean_spaces (gpt-2); code-point regexes whose classes span
@@ -128,9 +130,9 @@ def test_forced_spm_ids_equal_llama_cpp(written):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["baichuan", "command-r", "falcon", "llama-spm", "phi-3"])
+@pytest.mark.parametrize("name", ["baichuan", "command-r", "falcon", "llama-spm", "phi-3", "refact", "starcoder"])
 def test_forced_ids_equal_llama_cpp_where_only_decode_or_rare_inputs_differ(name, written):
-    check_goldens(name, written, decode=name in ("command-r", "falcon"))
+    check_goldens(name, written, decode=name not in ("baichuan", "llama-spm", "phi-3"))
 
 
 def test_forced_spm_decode_differs_only_by_the_first_space(written):
@@ -281,19 +283,28 @@ def test_synthetic_special_token_rules(name, tmp_path):
         "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json"]
 
 
-def test_unused_entries_decode_to_nothing(tmp_path):
-    """An UNUSED-only entry is rendered empty by llama.cpp, a NORMAL one outside the byte alphabet
-    as a marker; the decoder rewrites both."""
+def tiny_gguf(path: Path, texts: list[str] | None = None, types: list[int] | None = None,
+              extra: tuple = ()) -> Path:
+    """A GPT-2 style vocabulary: the 256 byte symbols, an UNUSED entry, a control EOS, "ab" (merge
+    "a b") and an entry outside the byte alphabet."""
     from formats.gguf_pack import ARRAY, INT32, STRING, pack_gguf
     from polytok.text.byte_alphabet import BYTES_TO_CHARS
 
-    texts = list(BYTES_TO_CHARS) + ["[unused0]", "<|endoftext|>", "ab", "x\u203c"]
-    types = [1] * 256 + [5, 3, 1, 1]
+    if texts is None:
+        texts = list(BYTES_TO_CHARS) + ["[unused0]", "<|endoftext|>", "ab", "x\u203c"]
+        types = [1] * 256 + [5, 3, 1, 1]
     kvs = [("general.architecture", STRING, "gpt2"), ("tokenizer.ggml.model", STRING, "gpt2"),
            ("tokenizer.ggml.pre", STRING, "gpt-2"), ("tokenizer.ggml.tokens", (ARRAY, STRING), texts),
-           ("tokenizer.ggml.token_type", (ARRAY, INT32), types), ("tokenizer.ggml.merges", (ARRAY, STRING), ["a b"])]
-    source = tmp_path / "unused.gguf"
-    source.write_bytes(pack_gguf(kvs))
+           ("tokenizer.ggml.token_type", (ARRAY, INT32), types), ("tokenizer.ggml.merges", (ARRAY, STRING), ["a b"]),
+           *extra]
+    path.write_bytes(pack_gguf(kvs))
+    return path
+
+
+def test_unused_entries_decode_to_nothing(tmp_path):
+    """An UNUSED-only entry is rendered empty by llama.cpp, a NORMAL one outside the byte alphabet
+    as a marker; the decoder rewrites both."""
+    source = tiny_gguf(tmp_path / "unused.gguf")
     write_hf_folder(str(source), str(tmp_path / "hf"))
     tok = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     reference = polytok.load(source)
@@ -301,6 +312,23 @@ def test_unused_entries_decode_to_nothing(tmp_path):
     for skip in (False, True):
         assert tok.decode(ids, skip_special_tokens=skip) == reference.decode(ids, skip_special=skip)
     assert tok.decode(ids, skip_special_tokens=False) == "ab<|endoftext|>bx[UNK_BYTE_0xe280bcx\u203c]"
+
+
+def test_missing_byte_symbol_and_plain_bos_are_refused(tmp_path):
+    """A byte symbol UTF-8 text can hold that is no entry (here 'a', 0x61; 0xFF is never in UTF-8),
+    and an added BOS that is not a control token."""
+    from formats.gguf_pack import BOOL, UINT32
+    from polytok.text.byte_alphabet import BYTES_TO_CHARS
+
+    texts = [c for c in BYTES_TO_CHARS if c not in ("a", BYTES_TO_CHARS[0xFF])] + ["b a"]
+    with pytest.raises(ConversionRefused) as refused:
+        write_hf_folder(str(tiny_gguf(tmp_path / "bytes.gguf", texts, [1] * len(texts))), str(tmp_path / "a"))
+    assert [r.split(":")[0] for r in refused.value.reasons] == [
+        "1 byte symbols (first 'a') are not entries", "the merge 'a' 'b' names a text that is not a token"]
+    plain_bos = (("tokenizer.ggml.bos_token_id", UINT32, 258), ("tokenizer.ggml.add_bos_token", BOOL, True))
+    with pytest.raises(ConversionRefused) as refused:
+        write_hf_folder(str(tiny_gguf(tmp_path / "bos.gguf", extra=plain_bos)), str(tmp_path / "b"))
+    assert [r.split(":")[0] for r in refused.value.reasons] == ["the added BOS 258 'ab' is not a control token"]
 
 
 @pytest.mark.parametrize("regex", ["\\s+$", "^ ?[a-z]+", "[a-z]+\\b", "\\d+"])

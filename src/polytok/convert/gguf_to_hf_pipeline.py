@@ -45,6 +45,8 @@ _ADDED = ATTR_UNKNOWN | ATTR_CONTROL | ATTR_USER_DEFINED
 _CHAR_TO_BYTE = {ch: b for b, ch in enumerate(BYTES_TO_CHARS)}
 # llama_detokenize's clean_spaces passes, in order, as regex replacements of the whole text
 _CLEAN_SPACES = ((" (?=[?!.,])", ""), (" ' ", "'"), (" (?='(?:s|m|re|ve))", ""))
+# the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF): a byte-level vocabulary may lack the others
+_UTF8_BYTES = frozenset(range(0xC0)) | frozenset(range(0xC2, 0xF5))
 # entries rewritten one decoder step each before a ByteLevel decoder, at most
 _MAX_RENDERINGS = 64
 # HF's WordPiece reads a word of more characters than this as unknown; llama.cpp has no limit
@@ -173,10 +175,10 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
             splits.append({"type": "Split", "pattern": _regex(pattern), "behavior": "Isolated", "invert": False})
     normalizer = None
     if vocab.pre.byte_encode:
-        missing = [c for c in BYTES_TO_CHARS if c not in vocab.token_ids]
+        missing = [c for b, c in enumerate(BYTES_TO_CHARS) if b in _UTF8_BYTES and c not in vocab.token_ids]
         if missing:
-            reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp spells "
-                           "such a character otherwise, HF's BPE drops it")
+            reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp drops "
+                           "such a byte but merges nothing across it, HF's BPE merges across the gap")
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
         steps: list[dict[str, Any]] = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                                          "use_regex": False}]

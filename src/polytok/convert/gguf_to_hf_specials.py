@@ -43,6 +43,11 @@ def added_tokens(vocab: GGUFVocab) -> tuple[list[dict[str, Any]], list[str]]:
         reasons.append(f"{len(stripped)} special tokens (first {first} {vocab.texts[first]!r}) strip the "
                        "whitespace beside them: llama.cpp strips ASCII isspace bytes only, an added token's "
                        "lstrip/rstrip every Unicode whitespace")
+    for category, flag in (("bos", "add_bos"), ("eos", "add_eos")):
+        id_ = vocab.specials.ids.get(category)
+        if vocab.flags[flag] and id_ is not None and not attrs[id_] & _PARSED:
+            reasons.append(f"the added {category.upper()} {id_} {vocab.texts[id_]!r} is not a control token: "
+                           "llama.cpp's remove_special drops it on decode, HF's skip_special_tokens keeps it")
     for parse_special in (False, True):
         texts = [vocab.texts[i] for i in ids if parse_special or not attrs[i] & _PARSED]
         pair = overlapping_entries(texts)
