@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import importlib
+import importlib.util
 import json
 from pathlib import Path
 
@@ -260,3 +261,32 @@ def test_tokenizer_json_to_tiktoken_and_tekken(tmp_path, capsys):
     assert code == 0, err
     # no <s> in the source: mistral-common cannot add a BOS, where HF adds nothing
     assert "× 1 mode identical" in proven(out) and "add_special=True, special=text not compared" in out
+
+
+# (fixture, file in it or "" for the folder, DEST name, writer module): directions that convert exactly
+SWEEP = [("gpt2", "", "gpt2.gguf", "converter"), ("llama3", "", "llama3.gguf", "converter"),
+         ("qwen3", "", "qwen3.gguf", "converter"), ("bert-base-uncased", "", "bert.gguf", "converter"),
+         ("gpt2", "", "gpt2.tiktoken", "to_tiktoken"), ("llama2", "", "llama2.model", "hf_to_spm"),
+         ("spm-botchan-bpe-1000", "spm.model", "hf", "spm_to_hf"),
+         ("spm-kyoto-ja-unigram-8000", "spm.model", "hf", "spm_to_hf")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "file", "dest", "module"), SWEEP, ids=[f"{n}->{d}" for n, _, d, _ in SWEEP])
+def test_fixture_conversions_are_proven(tmp_path, capsys, name, file, dest, module):
+    from fixtures import fixture_path
+
+    writer_module(module)
+    if module == "converter":
+        pytest.importorskip("gguf")
+    first = {"spm-botchan-bpe-1000": "spm.model", "spm-kyoto-ja-unigram-8000": "spm.model"}.get(name,
+                                                                                             "tokenizer.json")
+    path = fixture_path(name, first)
+    src = path if file else path.parent
+    code, out, err = run(capsys, src, tmp_path / dest)
+    assert code == 0, err
+    proven(out)
+    if name == "gpt2" and dest.endswith(".gguf") and importlib.util.find_spec("polytok.convert.gguf_to_hf"):
+        code, out, err = run(capsys, tmp_path / dest, tmp_path / "back")  # and the GGUF back to a folder
+        assert code == 0, err
+        assert "× 4 modes identical" in proven(out)
