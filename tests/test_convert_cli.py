@@ -163,6 +163,12 @@ def test_check_corpus_adds_every_text(bpe, tmp_path, capsys, kind):
     assert out.splitlines()[-1].startswith(f"proof: {len(proof.PROOF_TEXTS) + 3} texts × 2 modes identical")
 
 
+def test_a_text_corpus_may_start_with_braces(tmp_path):
+    corpus = tmp_path / "code.txt"
+    corpus.write_text("{ int x = 1; }\n{\"a\": 1}\n", encoding="utf-8")
+    assert [text for _, text in proof.read_corpus(corpus)] == ["{ int x = 1; }", '{"a": 1}']
+
+
 def test_a_bad_jsonl_corpus_line_is_named(bpe, tmp_path, capsys):
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"text": "a"}\n{"txt": "b"}\n', encoding="utf-8")

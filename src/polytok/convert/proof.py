@@ -178,7 +178,8 @@ class ConvertResult:
 def read_corpus(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """The texts of a corpus file, named ``FILE:LINE``: one text a line, or JSONL objects with ``"text"``.
 
-    The file is JSONL when its first non-empty line is a JSON object; empty lines are skipped.
+    The file is JSONL when its first non-empty line is a JSON object with ``"text"`` (a text file whose
+    first line is code in braces stays text); empty lines are skipped.
 
     Raises:
         PolytokError: the file cannot be read, or a JSONL line is no object with a string ``"text"``.
@@ -191,7 +192,7 @@ def read_corpus(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     except UnicodeDecodeError as exc:
         raise PolytokError(f"{name}: not UTF-8 text at byte offset {exc.start} ({exc.reason})") from None
     first = next((line for line in lines if line.strip()), "")
-    jsonl = first.lstrip().startswith("{")
+    jsonl = _is_record(first)
     out = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -208,6 +209,16 @@ def read_corpus(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
             raise PolytokError(f"{name}: line {number}: a JSONL corpus line needs a string \"text\"")
         out.append((f"{name}:{number}", text))
     return out
+
+
+def _is_record(line: str) -> bool:
+    if not line.lstrip().startswith("{"):
+        return False
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and "text" in record
 
 
 def _engine_file(fmt: str, path: str) -> tuple[str, str]:
