@@ -364,3 +364,23 @@ def test_a_file_that_is_not_gguf_is_a_format_error(tmp_path):
     with pytest.raises(FormatError, match="not.gguf"):
         write_hf_folder(str(source), str(tmp_path / "out"))
     assert not (tmp_path / "out").exists()
+
+
+def test_spm_entries_the_decoder_would_render_otherwise_are_refused(tmp_path):
+    """A NORMAL entry spelt ``<0xNN>`` (ByteFallback would make it a byte) and a control entry
+    holding '▁' (the decoder's Replace would make it a space): llama.cpp renders both as text."""
+    from formats.gguf_pack import ARRAY, FLOAT32, INT32, STRING, pack_gguf
+
+    texts = ["<unk>", "<s>", "</s>", "<0x41>", "\u2581a", "a", "\u2581", "<ctl\u2581x>"]
+    kvs = [("general.architecture", STRING, "llama"), ("tokenizer.ggml.model", STRING, "llama"),
+           ("tokenizer.ggml.tokens", (ARRAY, STRING), texts),
+           ("tokenizer.ggml.scores", (ARRAY, FLOAT32), [0.0, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0, 0.0]),
+           ("tokenizer.ggml.token_type", (ARRAY, INT32), [2, 3, 3, 1, 1, 1, 1, 3])]
+    source = tmp_path / "spm.gguf"
+    source.write_bytes(pack_gguf(kvs))
+    with pytest.raises(ConversionRefused) as refused:
+        write_hf_folder(str(source), str(tmp_path / "out"))
+    heads = [r.split(":")[0] for r in refused.value.reasons]
+    assert "token 7 '<ctl\u2581x>' is rendered as its text by llama.cpp, but the decoder turns its '\u2581' into " \
+           "a space" in refused.value.reasons
+    assert "token 3 '<0x41>' is not a BYTE token" in heads

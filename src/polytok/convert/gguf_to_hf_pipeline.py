@@ -29,6 +29,7 @@ components cannot spell is returned as a reason:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..formats.gguf import GGUFVocab
@@ -45,6 +46,7 @@ _ADDED = ATTR_UNKNOWN | ATTR_CONTROL | ATTR_USER_DEFINED
 _CHAR_TO_BYTE = {ch: b for b, ch in enumerate(BYTES_TO_CHARS)}
 # llama_detokenize's clean_spaces passes, in order, as regex replacements of the whole text
 _CLEAN_SPACES = ((" (?=[?!.,])", ""), (" ' ", "'"), (" (?='(?:s|m|re|ve))", ""))
+_BYTE_TEXT = re.compile("<0x[0-9A-Fa-f]{2}>")
 # the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF): a byte-level vocabulary may lack the others
 _UTF8_BYTES = frozenset(range(0xC0)) | frozenset(range(0xC2, 0xF5))
 # entries rewritten one decoder step each before a ByteLevel decoder, at most
@@ -120,7 +122,7 @@ def _spm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
     if vocab.flags["add_space_prefix"]:
         steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    _escaped_added(vocab, reasons)
+    _escaped_added(vocab, reasons, byte_fallback=True)
     return {"normalizer": {"type": "Sequence", "normalizers": normalizers}, "pre_tokenizer": None,
             "model": model, "decoder_steps": steps}, reasons
 
@@ -154,14 +156,20 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
     return [[left, right] for _, _, _, left, right in found], reasons
 
 
-def _escaped_added(vocab: GGUFVocab, reasons: list[str]) -> None:
-    """llama.cpp renders special and user-defined entries as their text; a ``"▁"`` in one would be
-    turned into a space by the decoder's ``Replace``."""
+def _escaped_added(vocab: GGUFVocab, reasons: list[str], byte_fallback: bool) -> None:
+    """llama.cpp renders special and user-defined entries as their text (a ``"▁"`` in one would be
+    turned into a space by the decoder's ``Replace``), and only BYTE entries as a byte (HF's
+    ``ByteFallback``, when the decoder has one, reads any ``<0xNN>``)."""
     for id_, attr in enumerate(vocab.specials.attrs):
         if attr & _ADDED and _SPACE in vocab.texts[id_]:
             reasons.append(f"token {id_} {vocab.texts[id_]!r} is rendered as its text by llama.cpp, but the "
                            "decoder turns its '\u2581' into a space")
-            return
+            break
+    for id_, attr in enumerate(vocab.specials.attrs if byte_fallback else ()):
+        if not attr & ATTR_BYTE and _BYTE_TEXT.fullmatch(vocab.texts[id_]):
+            reasons.append(f"token {id_} {vocab.texts[id_]!r} is not a BYTE token: llama.cpp renders its text, "
+                           "the decoder's ByteFallback a byte")
+            break
 
 
 def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
@@ -184,7 +192,7 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
                                          "use_regex": False}]
     else:
         steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
-        _escaped_added(vocab, reasons)
+        _escaped_added(vocab, reasons, byte_fallback=True)
     if vocab.flags["escape_whitespaces"]:
         normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE}
     if vocab.flags["add_space_prefix"]:
@@ -240,7 +248,7 @@ def _wpm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
              "continuing_subword_prefix": "", "max_input_chars_per_word": _NO_WORD_LIMIT,
              "vocab": _vocab_map(vocab, reasons)}
     steps = [_replace(_SPACE, " "), {"type": "Fuse"}]
-    _escaped_added(vocab, reasons)
+    _escaped_added(vocab, reasons, byte_fallback=False)
     return {"normalizer": normalizer, "pre_tokenizer": pre, "model": model, "decoder_steps": steps}, reasons
 
 
