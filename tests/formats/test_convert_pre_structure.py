@@ -103,8 +103,9 @@ AGREE = {"gpt2": "gpt-2", "llama3": "smaug-bpe", "qwen3": "qwen2", "olmo-dolma2"
 # llama.cpp's own type for these cuts some text otherwise than the folder: the hash's name is kept,
 # the report names the nearest exact-looking type and the difference
 HASH_ONLY = {
-    # falcon's list has no \p{N}+ step (Digits individual_digits false), default's punctuation no backtick
-    "falcon": ("falcon", "nearest default; differs: split 1: alternative `[\\p{P}\\$\\+<=>\\^~\\|`]+` here"),
+    # the folder splits digits (Digits, individual_digits false) after ByteLevel; falcon's list has no such
+    # step, default's has one but no backtick in its punctuation
+    "falcon": ("falcon", "nearest default; differs: pre_tokenizer.pretokenizers[2]: Digits after ByteLevel"),
     # llama.cpp's gpt-4o lookaheads leave combining marks out of words; the o200k regex keeps them in
     "gpt4o": ("gpt-4o", "nearest gpt-4o; differs: pieces of 'cafe\u0301' differ"),
 }
