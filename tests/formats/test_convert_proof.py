@@ -109,10 +109,10 @@ def test_swapped_ranks_fail_the_proof_and_force_writes_them(bpe, tmp_path, monke
         request.getfixturevalue("no_engines")
     pair = common_pair(bpe)
     monkeypatch.setitem(directions.WRITERS, ("hf", "tiktoken"), tiktoken_writer(swap=pair))
-    dest = tmp_path / "tiny.tiktoken"
+    dest = tmp_path / "new" / "dir" / "tiny.tiktoken"
     assert main(["convert", str(bpe), str(dest)]) == 1
     captured = capsys.readouterr()
-    assert not dest.exists() and list(tmp_path.iterdir()) == []
+    assert not dest.exists() and list(tmp_path.iterdir()) == []  # nor the folders it would have made
     # the first differing text: the first built-in text whose HF ids use one of the swapped tokens
     hf = tokenizers.Tokenizer.from_file(str(bpe))
     first = next((name, text) for name, text in proof.PROOF_TEXTS

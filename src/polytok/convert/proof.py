@@ -30,6 +30,7 @@ it in any mode, and the result says how many there were.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -352,9 +353,11 @@ def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str |
         final = os.path.dirname(final) or "."
     name = Path(final).resolve().name if final in (".", "..") or not Path(final).name else Path(final).name
     parent = Path(final).resolve().parent
+    created = [d for d in (parent, *parent.parents) if not d.exists()]  # removed again if nothing is moved
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".polytok-convert-", dir=parent))
     place = _Place(tmp, name, final)
+    moved = False
     try:
         written = writer(source.path, str(tmp / name), **options)
         proof = prove(source, written, corpus)
@@ -363,10 +366,13 @@ def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str |
             result.written = place.renamed(written)
             raise ConversionProofError(proof.line() + f"; nothing written to {final}", result)
         result.written = place.move(written)
-        result.moved = True
+        result.moved = moved = True
         return result
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        for d in created if not moved else []:
+            with contextlib.suppress(OSError):
+                d.rmdir()
 
 
 class _Place:
