@@ -131,7 +131,9 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
     """Every (left, right) pair of entries whose joined text is an entry, best joined score first.
 
     llama.cpp joins the best-scored pair, leftmost among equals; HF's BPE the lowest rank,
-    leftmost among equals. The ranks agree when no two joined entries share a score."""
+    leftmost among equals. The ranks agree when no two joined entries share a score, except
+    for one entry joinable from two overlapping pairs at once (``ab|a|ba`` for ``aba``), where
+    llama.cpp takes the left pair and HF the one ranked first (left part shorter first)."""
     texts, ids = vocab.texts, vocab.token_ids
     scores = vocab.scores or [0.0] * len(texts)
     found: list[tuple[float, int, int, str, str]] = []
@@ -149,8 +151,8 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
             reasons.append(f"entries {other} {texts[other]!r} and {id_} {texts[id_]!r} share the score "
                            f"{-score}: llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank")
             break
-    lone = sorted({c for text in ids for c in text} - ids.keys())
-    if lone and any(len(t) > 1 and any(c in lone for c in t) for t in ids):
+    lone = {c for text in ids for c in text} - ids.keys()
+    if lone and any(len(t) > 1 and not lone.isdisjoint(t) for t in ids):
         reasons.append("an entry holds a character that is not an entry itself: llama.cpp can join it, "
                        "HF's BPE spells it as bytes first")
     return [[left, right] for _, _, _, left, right in found], reasons
