@@ -243,3 +243,33 @@ def test_sentencepiece_paths_report_that_no_pre_type_is_read(tmp_path):
     report = to_gguf(synthetic, tmp_path / "a.gguf")
     assert report.pre == "default" and report.pre_decision.how == "sentencepiece"
     assert any(line.startswith("pre decided by: sentencepiece") for line in report.lines())
+
+
+# --- the tokenizer.json shapes of models llama.cpp's converter lists -------------------------------
+
+SHAPES = {row["pre"]: row for row in json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "convert" / "pre_tokenizer_shapes.json")
+    .read_text(encoding="utf-8"))["shapes"]}
+# pre name -> (nearest type, what differs) where llama.cpp's list cuts text otherwise than the tokenizer.json
+# (its table still names that type from the hash: the hash's name is kept, and the report says why)
+SHAPES_DIFFERING = {
+    "falcon": ("default", "pre_tokenizer.pretokenizers[2]: Digits after ByteLevel"),
+    # digits one at a time in the tokenizer.json, whole runs in llama.cpp's list
+    "deepseek-llm": ("deepseek-llm", "split 6: digits split 1 at a time here, in whole runs in deepseek-llm"),
+}
+
+
+@pytest.mark.parametrize("pre", sorted(SHAPES))
+def test_tokenizer_json_shapes_of_llama_cpps_listed_models(pre):
+    row = SHAPES[pre]
+    data = {"model": {"type": "BPE", "vocab": {}, "merges": []}, "normalizer": row["normalizer"],
+            "pre_tokenizer": row["pre_tokenizer"]}
+    names, _ = splits_as(data)
+    if pre in SHAPES_DIFFERING:
+        near, differences = nearest(data)
+        assert not names and near == SHAPES_DIFFERING[pre][0] and differences[0].startswith(SHAPES_DIFFERING[pre][1])
+        decision = decide(data, "0" * 64, pre, None)
+        assert (decision.name, decision.how) == (pre, "hash") and SHAPES_DIFFERING[pre][1] in decision.note
+    else:
+        assert pre in names, f"{row['model']}: {names}"
+        assert decide(data, "0" * 64, pre, None).how == "structure and hash"

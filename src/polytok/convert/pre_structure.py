@@ -34,7 +34,7 @@ whitespace, and polytok's engines of both sides (the tokenizer.json pre-tokenize
 the check texts (`polytok.convert.texts`) and llama.cpp's hash text. It is an *exact*
 match when its ``ignore_merges`` also equals the BPE model's.
 
-The normalizer: none, or NFC, which llama.cpp does not run either way (its own table
+The normalizer: none, or NFC (alone or in a Sequence), which llama.cpp does not run either way (its own table
 gives NFC tokenizers, Qwen2's, their pre types; the read-back check names the texts it
 changes); any other normalizer makes no match. A WordPiece folder needs no pre type:
 llama.cpp's WPM session sets DEFAULT whatever the key says (nor does the SentencePiece path,
@@ -87,7 +87,7 @@ HF_SPELLINGS: dict[str, str] = {
         PRE_TYPES["tekken"].regexes[0],
 }
 
-_TOLERATED_NORMALIZERS = (None, "NFC")
+_TOLERATED_NORMALIZERS = ("NFC",)
 
 
 def _respell(regex: str) -> str:
@@ -164,17 +164,26 @@ def _keeps_everything(regex: str) -> bool:
     return all("".join(split.pre_tokenize(text, True)) == text for text in _check_texts())
 
 
+def _untolerated_normalizer(d: Any) -> str | None:
+    """The type of the first normalizer (a Sequence's members in turn) llama.cpp has no equivalent of."""
+    if d is None:
+        return None
+    kind = d.get("type") if isinstance(d, dict) else None
+    if kind == "Sequence":
+        return next(filter(None, map(_untolerated_normalizer, d.get("normalizers") or [])), None)
+    return None if kind in _TOLERATED_NORMALIZERS else str(kind)
+
+
 def structure_of(data: dict[str, Any]) -> Structure:
     """The structure of a tokenizer.json's (already parsed) pre-tokenizer, normalizer and BPE flags."""
     flags: dict[str, Any] = {"byte_encode": False, "unsupported": []}
     regexes: list[str] = []
     if data.get("pre_tokenizer") is not None:
         _steps(data["pre_tokenizer"], "pre_tokenizer", regexes, flags)
-    normalizer = data.get("normalizer")
-    kind = normalizer.get("type") if isinstance(normalizer, dict) else None
+    kind = _untolerated_normalizer(data.get("normalizer"))
     model = data.get("model") or {}
     return Structure(tuple(regexes), flags["byte_encode"], bool(model.get("ignore_merges", False)),
-                     None if kind in _TOLERATED_NORMALIZERS else str(kind), tuple(flags["unsupported"]))
+                     kind, tuple(flags["unsupported"]))
 
 
 def _same_split(structure: Structure, pre: PreType) -> bool:
