@@ -78,7 +78,6 @@ def test_gpt2_gives_hf_ids_and_tiktoken_s_own_file(tmp_path):
     ("falcon", "tokenizer.json", "the pre-tokenizer Sequence[Punctuation, ByteLevel, Digits, Split] is not one regex"),
     ("clip", "tokenizer.json", "a normalizer (Sequence[NFC, Replace, Lowercase])"),
     ("phi-3-mini", "tokenizer.json", "not a byte-level BPE"),
-    ("qwen3", "tokenizer.json", "a normalizer (NFC)"),
 ])
 def test_refusals_name_their_reason(tmp_path, name, filename, reason):
     with pytest.raises(ConversionRefused) as caught:
@@ -114,14 +113,10 @@ def test_gguf_gpt2_gives_llama_cpp_ids(tmp_path):
         assert enc.encode(row["text"], allowed_special="all") == row["ids"], row["name"]
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("falcon", "pre type 'falcon' runs 3 regexes one after another"),
-    ("qwen2", "merge #127991 '</s' + '>': '</s>' is not a token of the vocabulary"),
-])
-def test_gguf_refusals(tmp_path, name, reason):
+def test_gguf_refusal(tmp_path):
     with pytest.raises(ConversionRefused) as caught:
-        write_tiktoken(str(gguf_vocab_path(name)), str(tmp_path / "out.tiktoken"))
-    assert any(r.startswith(reason) for r in caught.value.reasons), caught.value.reasons
+        write_tiktoken(str(gguf_vocab_path("falcon")), str(tmp_path / "out.tiktoken"))
+    assert caught.value.reasons == ["pre type 'falcon' runs 3 regexes one after another: tiktoken takes one"]
 
 
 # --- tiny vocabularies: one rule each --------------------------------------------------------------

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from fixtures import fixture_path, gguf_vocab_path
-from formats.test_to_tiktoken import check_against_hf, gguf_rows, texts, tiktoken_of
 
+from formats.test_to_tiktoken import check_against_hf, gguf_rows, texts, tiktoken_of
 from polytok.convert.outcome import ConversionRefused
 from polytok.convert.to_tiktoken import write_tiktoken
 
@@ -52,10 +52,12 @@ def test_llama3_tokenizer_json_gives_the_llama3_rank_file(tmp_path):
     assert (tmp_path / "out.tiktoken").read_bytes() == fixture_path("llama3-tiktoken", "tokenizer.model").read_bytes()
 
 
-def test_claude_is_refused_for_its_normalizer(tmp_path):
+@pytest.mark.parametrize("name, reason", [("claude", "a normalizer (NFKC): tiktoken has none"),
+                                          ("qwen3", "a normalizer (NFC): tiktoken has none")])
+def test_normalizers_are_refused(tmp_path, name, reason):
     with pytest.raises(ConversionRefused) as caught:
-        write_tiktoken(str(fixture_path("claude", "tokenizer.json")), str(tmp_path / "out.tiktoken"))
-    assert caught.value.reasons == ["a normalizer (NFKC): tiktoken has none"]
+        write_tiktoken(str(fixture_path(name, "tokenizer.json")), str(tmp_path / "out.tiktoken"))
+    assert caught.value.reasons == [reason]
 
 
 @pytest.mark.parametrize("name", GGUF_WRITTEN)
