@@ -27,6 +27,7 @@ The pattern, by pre-tokenizer:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,8 +141,15 @@ def _read_tokenizer_json(path: Path, data: Any) -> ByteLevelSource:
     if data.get("normalizer") is not None:
         out.reasons.append(f"a normalizer ({_kind(data['normalizer'])}): tiktoken has none")
     out.pattern = _hf_pattern(data.get("pre_tokenizer"), out.reasons)
+    if '"Isolated"' in json.dumps(data.get("pre_tokenizer")):
+        out.notes.append("the Split keeps text between its matches (Isolated), tiktoken drops it: the ids are "
+                         "the same while the pattern matches every character (the known patterns end with "
+                         "alternatives taking any white space and any other character)")
     _hf_model_options(model, out)
     _hf_added(data.get("added_tokens") or [], out)
+    if out.always_matched:
+        out.notes.append(f"{len(out.always_matched)} added tokens are not special (matched in any text by the "
+                         "source): tiktoken matches them only in encode(allowed_special=...), not encode_ordinary")
     _hf_vocab(model, out)
     if data.get("post_processor") is not None:
         out.notes.append(f"the post-processor ({_kind(data['post_processor'])}) is not written: tiktoken adds "
