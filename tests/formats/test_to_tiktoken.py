@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,50 @@ def test_a_merge_into_a_special_token_is_refused(tmp_path):
     assert refusal(source, tmp_path) == [
         "merge #0 'a' + 'b' involves the special token 'ab' (id 256): tiktoken never merges into or out of a "
         "special token"]
+
+
+def random_vocabulary(rng: random.Random) -> tuple[list[str], list[tuple[str, str]], bool]:
+    """Tokens over 'a' and 'b' made by random merges, other splits of them added, then listed by result
+    id with ties shuffled and, now and then, two neighbours swapped."""
+    extra: list[str] = []
+    merges: list[tuple[str, str]] = []
+    for _ in range(rng.randint(2, 9)):
+        left, right = rng.choice(["a", "b", *extra]), rng.choice(["a", "b", *extra])
+        if len(left + right) <= 6:
+            if left + right not in extra:
+                extra.append(left + right)
+            merges.append((left, right))
+    known = {"a", "b", *extra}
+    for token in extra:
+        cut = rng.randint(1, len(token) - 1)
+        if rng.random() < 0.5 and token[:cut] in known and token[cut:] in known:
+            merges.append((token[:cut], token[cut:]))
+    rng.shuffle(merges)
+    merges.sort(key=lambda m: extra.index(m[0] + m[1]))
+    merges = list(dict.fromkeys(merges))
+    if rng.random() < 0.2 and len(merges) > 1:
+        i = rng.randrange(len(merges) - 1)
+        merges[i], merges[i + 1] = merges[i + 1], merges[i]
+    return extra, merges, rng.random() < 0.5
+
+
+def test_random_vocabularies_written_give_hf_ids(tmp_path):
+    """Whatever is written tokenizes as HF does (refusals may be stricter than needed)."""
+    rng = random.Random(7)
+    written = 0
+    for case in range(300):
+        extra, merges, ignore_merges = random_vocabulary(rng)
+        folder = tmp_path / str(case)
+        folder.mkdir()
+        source = tiny(folder, extra, merges, ignore_merges=ignore_merges)
+        try:
+            write_tiktoken(str(source), str(folder / "out.tiktoken"))
+        except ConversionRefused:
+            continue
+        written += 1
+        hf, enc = hf_tokenizer(source), ranks_as_ids(source)
+        for n in range(1, 14):
+            for _ in range(6):
+                text = "".join(rng.choice("ab") for _ in range(n))
+                assert enc.encode(text) == hf.encode(text).ids, (extra, merges, ignore_merges, text)
+    assert written > 100
