@@ -199,3 +199,6 @@ def test_train_new_sources() -> None:
     spm_model = polytok.load(str(fixture_path("spm-botchan-bpe-1000", "spm.model")))
     with pytest.raises(polytok.PolytokError, match="needs the tokenizer.json"):
         spm_model.train_new(texts, 400)
+    unigram = polytok.load(str(fixture_path("albert-base-v2-tf5", "tokenizer.json")))
+    with pytest.raises(polytok.PolytokError, match="Unigram model is not supported"):
+        unigram.train_new(texts, 400)
