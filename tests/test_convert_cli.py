@@ -239,6 +239,23 @@ def test_gguf_to_hf(tmp_path, capsys):
     assert "× 4 modes identical" in proven(out)
 
 
+def test_force_lets_a_writer_write_its_nearest_form(tmp_path, capsys):
+    """A refused GGUF (falcon: byte symbols that are no entries, overlapping special texts) is written
+    with --force, the reasons kept as notes, and the proof still runs (its ids are llama.cpp's here)."""
+    writer_module("gguf_to_hf")
+    pytest.importorskip("tokenizers")
+    from fixtures import gguf_vocab_path
+
+    source = gguf_vocab_path("falcon")
+    code, out, err = run(capsys, source, tmp_path / "refused", "--to", "hf")
+    assert code == 1 and "cannot be written as hf exactly: 15 byte symbols" in err and out == "", (out, err)
+    assert not (tmp_path / "refused").exists()
+    code, out, err = run(capsys, source, tmp_path / "forced", "--to", "hf", "--force")
+    assert code == 0, err
+    assert "not exact (forced): 15 byte symbols" in out and "not exact (forced): special tokens" in out, out
+    assert (tmp_path / "forced" / "tokenizer.json").is_file() and "× 4 modes identical" in proven(out)
+
+
 def test_sentencepiece_to_hf_and_back(tmp_path, capsys):
     writer_module("spm_to_hf")
     writer_module("hf_to_spm")

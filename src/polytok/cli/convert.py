@@ -30,7 +30,8 @@ def add_parser(sub: Any) -> dict[str, Any]:
                            "installed) must give the source engine's ids on the built-in texts and every line of "
                            "--check-corpus, in each mode both engines have. A difference leaves nothing at DEST "
                            "and exits with status 1 (--force writes it anyway). A target format that cannot "
-                           "express the source exactly is refused, with each reason.",
+                           "express the source exactly is refused, with each reason (--force writes the nearest "
+                           "form where the writer has one: GGUF to a folder).",
                            "A model folder to a GGUF is written as llama.cpp's convert_hf_to_gguf.py would "
                            "(needs the extra polytok[convert]); --pre and --base apply to it only."),
                        epilog=examples("polytok convert model_dir/ tokenizer.gguf",
@@ -48,11 +49,12 @@ def add_parser(sub: Any) -> dict[str, Any]:
     p.add_argument("--check-corpus", default=None, metavar="FILE",
                    help="more texts for the proof: one a line, or JSONL objects with \"text\"")
     p.add_argument("--force", action="store_true",
-                   help="write DEST even when the proof finds a difference (and print it)")
+                   help="write DEST even when the proof finds a difference (and print it); a writer that can "
+                        "write its nearest form instead of refusing does so, listing the reasons")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--pre", default=None, metavar="NAME",
-                   help="GGUF only: tokenizer.ggml.pre to write (for a pre-tokenizer llama.cpp's table does not "
-                        "know)")
+                   help="GGUF only: tokenizer.ggml.pre to write, instead of the name recognised from the "
+                        "pre-tokenizer's structure")
     p.add_argument("--base", default=None, metavar="FILE.gguf",
                    help="GGUF only: copy this GGUF (tensors and other keys) with its tokenizer keys replaced")
     return {"convert": _convert}

@@ -23,6 +23,7 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -71,6 +72,7 @@ def _lazy(module: str, name: str) -> Writer:
         return written
 
     write.__qualname__ = write.__name__ = name
+    write.resolve = partial(_import_writer, module, name)  # type: ignore[attr-defined]  # the function itself
     return write
 
 

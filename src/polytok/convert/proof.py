@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -346,8 +347,10 @@ def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str |
     source = source_of(src, target)
     writer = writer_for(source, target)
     corpus = read_corpus(check_corpus) if check_corpus is not None else []
-    options = {k: v for k, v in (("pre", pre), ("base", None if base is None else os.fspath(base)))
-               if v is not None}
+    options: dict[str, Any] = {k: v for k, v in (("pre", pre), ("base", None if base is None else os.fspath(base)))
+                               if v is not None}
+    if force and "force" in inspect.signature(getattr(writer, "resolve", lambda: writer)()).parameters:
+        options["force"] = True  # a writer that can write its nearest form instead of refusing
     final = os.fspath(dest)
     if target == "hf" and Path(final).name == "tokenizer.json":
         final = os.path.dirname(final) or "."
