@@ -160,17 +160,22 @@ def _split_reasons(ranks: dict[bytes, int], live: set[tuple[bytes, bytes]], igno
 def _tiktoken_merge(data: bytes, ranks: dict[bytes, int], limit: int) -> tuple[list[bytes], tuple[bytes, bytes]]:
     """`tiktoken_parts` of `data`, and the last pair merged (`limit`: above every rank)."""
     parts = [data[i:i + 1] for i in range(len(data))]
+    get = ranks.get
+    # pair_ranks[i]: the rank of parts[i] + parts[i + 1]; only the merged pair's neighbours change
+    pair_ranks = [get(data[i:i + 2], limit) for i in range(len(data) - 1)]
     last = (b"", b"")
-    while len(parts) > 1:
-        best, at = limit, -1
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1], limit)
-            if rank < best:
-                best, at = rank, i
-        if at < 0:
+    while pair_ranks:
+        best = min(pair_ranks)
+        if best >= limit:
             break
+        at = pair_ranks.index(best)  # the leftmost of equals, as byte_pair_merge
         last = (parts[at], parts[at + 1])
         parts[at:at + 2] = [parts[at] + parts[at + 1]]
+        del pair_ranks[at]
+        if at > 0:
+            pair_ranks[at - 1] = get(parts[at - 1] + parts[at], limit)
+        if at < len(pair_ranks):
+            pair_ranks[at] = get(parts[at] + parts[at + 1], limit)
     return parts, last
 
 
