@@ -20,7 +20,16 @@ _DESCRIPTION = about(
     "pre-tokenizer for wordpiece, whitespace for wordlevel. spm-bpe and spm-unigram train as spm_train does "
     "and write a SentencePiece .model.",
     "Words are counted one split of the input at a time (--workers processes, or Ray with --engine ray), so "
-    "memory holds the word table, not the corpus, and any number of workers writes the same file.")
+    "memory holds the word table, not the corpus, and any number of workers writes the same file.",
+    "--out's name says the format: *.json a tokenizer.json; a folder (ending in /, or no suffix) tokenizer.json "
+    "and tokenizer_config.json as transformers' save_pretrained writes them; *.model SentencePiece (a "
+    "tokenizer.json model through convert's tokenizer.json to .model writer); *.gguf through convert from a "
+    "folder whose config.json names the architecture (GPT2LMHeadModel for byte-level BPE, LlamaForCausalLM for "
+    "other BPE and SentencePiece, BertModel for WordPiece); *.tiktoken a byte-level BPE's ranks. Each file is "
+    "loaded by its reference engine (HF tokenizers, transformers, sentencepiece, tiktoken, llama.cpp; polytok's "
+    "reader when one is not installed) and must give the trained tokenizer's ids on convert's proof texts and "
+    "the first --check-lines documents of FILES; otherwise the command fails (exit 1), names the first "
+    "differing text and leaves nothing at --out, unless --force.")
 
 
 def add_parser(sub: Any) -> dict[str, Any]:
@@ -31,9 +40,17 @@ def add_parser(sub: Any) -> dict[str, Any]:
                                        "polytok train data.jsonl --from gpt2 --vocab-size 8000 --out tokenizer.json",
                                        "polytok train a.txt b.txt --model wordpiece --vocab-size 30000 "
                                        "--special-token [UNK] --special-token [CLS] --workers 4 --out wp.json",
-                                       "polytok train corpus.txt --model spm-unigram --vocab-size 8000 --out x.model"))
+                                       "polytok train corpus.txt --model spm-unigram --vocab-size 8000 --out x.model",
+                                       "polytok train corpus.txt --model bpe --vocab-size 8000 --out out/",
+                                       "polytok train corpus.txt --model bpe --vocab-size 8000 --out x.gguf",
+                                       "polytok train corpus.txt --model bpe --vocab-size 8000 --out x.tiktoken"))
     p.add_argument("files", nargs="+", metavar="FILE", help="the corpus files")
-    p.add_argument("--out", required=True, metavar="FILE", help="where to write the tokenizer")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="where to write the tokenizer: .json, a folder, .model, .gguf or .tiktoken")
+    p.add_argument("--force", action="store_true",
+                   help="write --out even when its reference engine gives other ids than the trained tokenizer")
+    p.add_argument("--check-lines", type=int, default=200, metavar="N",
+                   help="check the written file on the first N documents of FILES too (default: 200)")
     p.add_argument("--model", default="bpe", choices=_MODELS, help="the model to train (default: bpe)")
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="the vocabulary size")
     p.add_argument("--from", dest="source", default=None, metavar="MODEL",
@@ -96,8 +113,28 @@ def _train(args: argparse.Namespace) -> int:
             trainer = WordLevelTrainer(vocab_size=args.vocab_size, special_tokens=args.special_token, **common)
         trained = train(None, _pipeline(args.model), trainer, files=args.files, workers=args.workers,
                         engine=args.engine, field=args.field, column=args.column)
-    trained.save(args.out)
-    print(f"wrote {args.out}: {len(trained.data['model']['vocab'])} pieces", file=sys.stderr)
+    from ..train.outputs import save_trained
+
+    print(f"trained: {len(trained.data['model']['vocab'])} pieces", file=sys.stderr)
+    return _written(lambda corpus: save_trained(trained, args.out, corpus=corpus, force=args.force), args)
+
+
+def _written(save: Any, args: argparse.Namespace) -> int:
+    """Run `save` (`polytok.train.outputs`) with the sample of FILES; print its report, or why it failed (exit 1)."""
+    from ..convert.proof import ConversionProofError
+    from ..train.outputs import OutputCheckError, sample_corpus
+
+    if args.check_lines < 0:
+        print(f"polytok train: --check-lines must be 0 or more, not {args.check_lines}", file=sys.stderr)
+        return 2
+    corpus = sample_corpus(args.files, args.field, args.column, limit=args.check_lines)
+    try:
+        result = save(corpus)
+    except (OutputCheckError, ConversionProofError) as exc:
+        print("\n".join(exc.result.lines()), file=sys.stderr)
+        print(f"polytok: error: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(result.lines()), file=sys.stderr)
     return 0
 
 
@@ -123,7 +160,6 @@ def _train_sentencepiece(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"polytok train: {exc}", file=sys.stderr)
         return 2
-    with open(args.out, "wb") as f:
-        f.write(data)
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    from ..train.outputs import save_sentencepiece
+
+    return _written(lambda corpus: save_sentencepiece(data, args.out, corpus=corpus, force=args.force), args)

@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PolytokError
 from ..formats.hf_json import parse_tokenizer_json, read_json
@@ -29,6 +29,9 @@ from .bpe_trainer import BpeResult, BpeTrainer
 from .corpus_counts import count_corpus
 from .word_counts import WordSplitter
 from .wordpiece_trainer import WordLevelTrainer, WordPieceTrainer
+
+if TYPE_CHECKING:
+    from .outputs import SaveResult
 
 __all__ = ["texts_and_files", "Trainer", "TrainedTokenizer", "train", "train_new", "source_json", "words_of",
            "BYTE_LEVEL_ALPHABET"]
@@ -67,6 +70,20 @@ class TrainedTokenizer(Tokenizer):
     def save(self, path: str | Path, pretty: bool = True) -> None:
         """Write ``tokenizer.json`` (UTF-8) to `path`."""
         Path(path).write_text(self.to_str(pretty), encoding="utf-8")
+
+    def save_as(self, path: str | os.PathLike[str], format: str | None = None, *,
+                corpus: Iterable[tuple[str, str]] = (), force: bool = False) -> SaveResult:
+        """Write this tokenizer at `path` as `format` (else the one the name says: ``.json``, a folder,
+        ``.model``, ``.gguf``, ``.tiktoken``), checked by that format's reference engine on convert's proof
+        texts and `corpus` ((name, text) pairs): `polytok.train.outputs.save_trained`.
+
+        Raises:
+            OutputCheckError, ConversionProofError: the written file gives other ids (nothing is at `path`,
+                unless `force`).
+        """
+        from .outputs import save_trained
+
+        return save_trained(self, path, format, corpus=corpus, force=force)
 
 
 def words_of(tok: Tokenizer) -> WordSplitter:
