@@ -203,8 +203,8 @@ def test_a_merge_into_a_special_token_is_refused(tmp_path):
                              "normalized": False, "special": True}]
     source.write_text(json.dumps(data), encoding="utf-8")
     assert refusal(source, tmp_path) == [
-        "merge #0 'a' + 'b' involves the special token 'ab' (id 256): tiktoken never merges into or out of a "
-        "special token"]
+        "merge #0 'a' + 'b' involves 'ab', whose id 256 is a special token's: tiktoken never merges into or out "
+        "of a special token"]
 
 
 def random_vocabulary(rng: random.Random) -> tuple[list[str], list[tuple[str, str]], bool]:
@@ -252,3 +252,21 @@ def test_random_vocabularies_written_give_hf_ids(tmp_path):
                 text = "".join(rng.choice("ab") for _ in range(n))
                 assert enc.encode(text) == hf.encode(text).ids, (extra, merges, ignore_merges, text)
     assert written > 100
+
+
+def test_an_added_token_over_another_vocabulary_token_is_refused(tmp_path):
+    source = tiny(tmp_path, ["ab"], [("a", "b")])
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["added_tokens"] = [{"id": 256, "content": "<|x|>", "single_word": False, "lstrip": False, "rstrip": False,
+                             "normalized": False, "special": True}]
+    source.write_text(json.dumps(data), encoding="utf-8")
+    assert refusal(source, tmp_path) == [
+        "token 'ab' has id 256, which the added token '<|x|>' takes: tiktoken keeps one token an id"]
+
+
+def test_a_file_that_is_no_tokenizer_is_a_format_error_naming_it(tmp_path):
+    source = tmp_path / "tokenizer.json"
+    source.write_text('{"version": "1.0"}', encoding="utf-8")
+    with pytest.raises(polytok.FormatError) as caught:
+        write_tiktoken(str(source), str(tmp_path / "out.tiktoken"))
+    assert caught.value.file == str(source) and caught.value.key == "model"

@@ -68,13 +68,11 @@ def checked_source(source: str, target: str) -> tuple[ByteLevelSource, str]:
 
 
 def _id_clashes(src: ByteLevelSource) -> list[str]:
-    by_id = {id_: data for data, id_ in src.ranks.items()}
-    if len(by_id) != len(src.ranks):
-        return ["two tokens share an id: a rank is one token's"]
-    for text, id_ in src.specials.items():
+    by_id: dict[int, bytes] = {}
+    for data, id_ in src.ranks.items():
         if id_ in by_id:
-            return [f"special token {text!r} has id {id_}, the id of the token {by_id[id_]!r:.60}: tiktoken's "
-                    "special ids are apart from its ranks"]
+            return [f"tokens {by_id[id_]!r:.40} and {data!r:.40} share the id {id_}: a rank is one token's"]
+        by_id[id_] = data
     return []
 
 

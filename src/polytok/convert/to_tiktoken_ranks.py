@@ -90,8 +90,8 @@ def _unknown_parts(ranks: dict[bytes, int], numbered: _Numbered, specials: dict[
             if part in ranks:
                 continue
             if part in specials:
-                return [f"{numbered.name(k)} involves the special token {_show(part)} (id {specials[part]}): "
-                        "tiktoken never merges into or out of a special token"]
+                return [f"{numbered.name(k)} involves {_show(part)}, whose id {specials[part]} is a special "
+                        "token's: tiktoken never merges into or out of a special token"]
             return [f"{numbered.name(k)}: {_show(part)} is not a token of the vocabulary"]
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:

@@ -222,13 +222,18 @@ def _hf_vocab(model: dict[str, Any], out: ByteLevelSource) -> None:
     vocab, merges = model.get("vocab"), model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise FormatError("expected model.vocab (an object) and model.merges (a list)", file=out.path, key="model")
-    special_ids = set(out.specials.values())
+    special_texts = {id_: text for text, id_ in out.specials.items()}
+    clashed = False  # the first vocabulary token an added token displaces is named
     for piece, id_ in vocab.items():
         data = token_bytes_of(piece)
         if data is None:
             out.reasons.append(f"token {piece!r:.60} (id {id_}) is not in the byte alphabet: not a byte-level BPE")
             return
-        if id_ in special_ids:
+        if id_ in special_texts:
+            if data != special_texts[id_].encode("utf-8") and not clashed:
+                clashed = True
+                out.reasons.append(f"token {piece!r:.60} has id {id_}, which the added token "
+                                   f"{special_texts[id_]!r:.60} takes: tiktoken keeps one token an id")
             out.special_bytes[data] = id_
         else:
             out.ranks[data] = id_
