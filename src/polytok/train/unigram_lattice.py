@@ -1,0 +1,224 @@
+"""The unigram lattice as HF's ``UnigramTrainer`` uses it, in float64.
+
+Reproduces tokenizers 0.23.3 src/models/unigram/model.rs ``Unigram::from`` (the
+minimum score skips the unknown piece's NaN) and ``populate_nodes`` (every piece
+that starts at a character, shortest first, then an unknown node scored
+``min_score - 10`` when no one-character piece starts there), and
+src/models/unigram/lattice.rs: ``viterbi`` (the first best left node wins a tie),
+``populate_marginal`` with its ``log_sum_exp`` (``ln(exp(d) + 1)``, no ``log1p``)
+and ``nbest`` (A* from eos over dary_heap's ``QuaternaryHeap``, whose sift order
+decides ties: a hypothesis ranks below another only when its score is smaller).
+
+The lattice is indexed by characters where HF indexes bytes; HF starts nodes only
+on character boundaries, so the nodes, their order and every sum are the same.
+The node and lattice structure are `sentencepiece_lattice`'s; the arithmetic here
+is float64 throughout.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .sentencepiece_lattice import Lattice, Node
+
+__all__ = ["UnigramModel", "HfLattice"]
+
+_UNK_PENALTY = 10.0
+_MAX_AGENDA = 100_000
+_MIN_AGENDA = 512
+
+
+class UnigramModel:
+    """HF's trainer-side ``Unigram``: pieces (id 0 the unknown piece) looked up by text."""
+
+    def __init__(self, pieces: list[tuple[str, float]]) -> None:
+        self.pieces = pieces
+        #: piece → id; a repeated piece keeps its last id, as HF's token map does
+        self.ids = {piece: index for index, (piece, _) in enumerate(pieces)}
+        self.scores = [score for _, score in pieces]
+        min_score = math.inf
+        for score in self.scores:
+            if score < min_score:
+                min_score = score
+        self.min_score = min_score
+        self.max_len = max((len(piece) for piece, _ in pieces), default=0)
+        self.prefixes = {piece[:end] for piece, _ in pieces for end in range(1, len(piece) + 1)}
+        self.unk_score = min_score - _UNK_PENALTY
+
+    def lattice(self, text: str) -> HfLattice:
+        """``Lattice::from`` + ``populate_nodes``."""
+        lattice = HfLattice(len(text))
+        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
+        ids, scores, max_len, prefixes = self.ids, self.scores, self.max_len, self.prefixes
+        size = len(text)
+        for begin in range(size):
+            has_single = False
+            starting = begin_nodes[begin]
+            for length in range(1, min(max_len, size - begin) + 1):
+                part = text[begin:begin + length]
+                if part not in prefixes:
+                    break
+                piece_id = ids.get(part)
+                if piece_id is not None:
+                    node = Node(len(nodes), begin, length, piece_id, scores[piece_id])
+                    nodes.append(node)
+                    starting.append(node)
+                    end_nodes[begin + length].append(node)
+                    if length == 1:
+                        has_single = True
+            if not has_single:
+                lattice.insert(begin, 1, 0, self.unk_score)
+        return lattice
+
+
+def _log_sum_exp(x: float, y: float) -> float:
+    low, high = (y, x) if x > y else (x, y)
+    if high > low + 50.0:
+        return high
+    return high + math.log(math.exp(low - high) + 1.0)
+
+
+class HfLattice(Lattice):
+    """`Lattice` with HF's float64 Viterbi, marginals and 2-best."""
+
+    def viterbi(self) -> tuple[list[Node], float]:
+        """The best path (bos and eos left out) and its score."""
+        for pos in range(self.size + 1):
+            ends = self.end_nodes[pos]
+            for right in self.begin_nodes[pos]:
+                best: Node | None = None
+                best_score = 0.0
+                for left in ends:
+                    score = left.backtrace_score + right.score
+                    if best is None or score > best_score:
+                        best, best_score = left, score
+                right.prev = best
+                right.backtrace_score = best_score
+        path: list[Node] = []
+        node = self.eos.prev
+        while node is not None and node.prev is not None:
+            path.append(node)
+            node = node.prev
+        path.reverse()
+        return path, self.eos.backtrace_score
+
+    def marginal(self, freq: float, expected: list[float]) -> float:
+        """``populate_marginal``: adds each piece's expected count to `expected`; returns ``freq * Z``."""
+        exp = math.exp
+        alpha = [0.0] * len(self.nodes)
+        beta = [0.0] * len(self.nodes)
+        for pos in range(self.size + 1):
+            ends = self.end_nodes[pos]
+            first, rest = ends[0], ends[1:]
+            for right in self.begin_nodes[pos]:
+                value = first.score + alpha[first.node_id]
+                for left in rest:
+                    value = _log_sum_exp(value, left.score + alpha[left.node_id])
+                alpha[right.node_id] = value
+        for pos in range(self.size, -1, -1):
+            begins = self.begin_nodes[pos]
+            first, rest = begins[0], begins[1:]
+            for left in self.end_nodes[pos]:
+                value = first.score + beta[first.node_id]
+                for right in rest:
+                    value = _log_sum_exp(value, right.score + beta[right.node_id])
+                beta[left.node_id] = value
+        z = alpha[self.eos.node_id]
+        for pos in range(self.size):
+            for node in self.begin_nodes[pos]:
+                node_id = node.node_id
+                expected[node.id] += freq * exp(alpha[node_id] + node.score + beta[node_id] - z)
+        return freq * z
+
+    def nbest(self, size: int) -> list[list[Node]]:
+        """``nbest(size)`` for `size` ≥ 2: up to `size` best paths, best first."""
+        agenda: list[_Hypothesis] = []
+        _push(agenda, _Hypothesis(self.eos.score, 0.0, self.eos, None))
+        self.viterbi()
+        results: list[list[Node]] = []
+        while agenda:
+            top = _pop(agenda)
+            node = top.node
+            if node is self.bos:
+                path: list[Node] = []
+                hyp = top.next
+                while hyp is not None and hyp.next is not None:
+                    path.append(hyp.node)
+                    hyp = hyp.next
+                results.append(path)
+                if len(results) == size:
+                    break
+                continue
+            gx = top.gx
+            for left in self.end_nodes[node.pos]:
+                _push(agenda, _Hypothesis(left.backtrace_score + gx, left.score + gx, left, top))
+            if len(agenda) > _MAX_AGENDA:
+                kept: list[_Hypothesis] = []
+                for _ in range(min(_MIN_AGENDA, size * 10)):
+                    _push(kept, _pop(agenda))
+                agenda = kept
+        return results
+
+
+class _Hypothesis:
+    """A path from eos back to `node`: `fx` its best completed score, `gx` its own."""
+
+    __slots__ = ("fx", "gx", "node", "next")
+
+    def __init__(self, fx: float, gx: float, node: Node, next_: _Hypothesis | None) -> None:
+        self.fx = fx
+        self.gx = gx
+        self.node = node
+        self.next = next_
+
+
+# dary_heap's QuaternaryHeap under the hypothesis order, where ``a <= b`` holds exactly
+# when ``a.fx < b.fx``: a pushed hypothesis rises past parents it ties with.
+
+def _below(heap: list[_Hypothesis], a: int, b: int) -> bool:
+    return heap[a].fx < heap[b].fx
+
+
+def _sift_up(heap: list[_Hypothesis], hole: int, value: _Hypothesis) -> None:
+    while hole > 0:
+        parent = (hole - 1) // 4
+        if value.fx < heap[parent].fx:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = value
+
+
+def _push(heap: list[_Hypothesis], value: _Hypothesis) -> None:
+    heap.append(value)
+    _sift_up(heap, len(heap) - 1, value)
+
+
+def _max2(heap: list[_Hypothesis], first: int) -> int:
+    return first + 1 if _below(heap, first, first + 1) else first
+
+
+def _pop(heap: list[_Hypothesis]) -> _Hypothesis:
+    """``pop``: the last element swapped to the root, sunk to the bottom along the
+    greatest children, then sifted up."""
+    item = heap.pop()
+    if not heap:
+        return item
+    top, heap[0] = heap[0], item
+    end = len(heap)
+    hole = 0
+    child = 1
+    while child <= end - 4:
+        a, b = _max2(heap, child), _max2(heap, child + 2)
+        child = b if _below(heap, a, b) else a
+        heap[hole] = heap[child]
+        hole = child
+        child = 4 * hole + 1
+    for other in range(child + 1, end):
+        if _below(heap, child, other):
+            child = other
+    if child < end:
+        heap[hole] = heap[child]
+        hole = child
+    _sift_up(heap, hole, item)
+    return top
