@@ -11,6 +11,7 @@ would tokenize differently is ever written without ``--force``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import PolytokError
 
@@ -33,7 +34,7 @@ class Written:
     #: what the writer had to decide or approximate, one line each (printed in the report)
     notes: list[str] = field(default_factory=list)
     #: load options the target's reader needs (tiktoken's ``pattern``, for one): ``polytok.load(path, **options)``
-    load_options: dict[str, str] = field(default_factory=dict)
+    load_options: dict[str, Any] = field(default_factory=dict)
 
 
 class ConversionRefused(PolytokError, ValueError):
