@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..convert.outcome import ConversionRefused
 from ..convert.proof import MODES, TARGET_ENGINES, ConversionProofError, Proof, convert, engine_available
 from ..convert.texts import PROOF_TEXTS
 from ..errors import PolytokError
@@ -292,6 +293,13 @@ def _converted(result: SaveResult, source: str, final: str, target: str, stage: 
     except ConversionProofError as exc:
         result.conversion = exc.result
         raise
+    except ConversionRefused as exc:  # named as the user knows it, not by the staged file
+        raise ConversionRefused(f"the trained tokenizer (for {final})", target, exc.reasons) from None
+    except PolytokError as exc:
+        if str(stage) not in str(exc):
+            raise
+        raise PolytokError(f"{final}: " + str(exc).replace(source, "the trained tokenizer")
+                           .replace(str(stage), "(staging)")) from None
     result.conversion = converted
     result.files = list(converted.written.files)
     result.moved = converted.moved
