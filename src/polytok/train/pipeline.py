@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PolytokError
 from ..formats.hf_json import parse_tokenizer_json, read_json
+from ..models.unigram import VocabColumns
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from ..tokenizer import Tokenizer
 from .bpe_trainer import BpeResult, BpeTrainer
 from .corpus_counts import count_corpus
+from .unigram_trainer import UnigramResult, UnigramTrainer
 from .word_counts import WordSplitter
 from .wordpiece_trainer import WordLevelTrainer, WordPieceTrainer
 
@@ -36,13 +38,13 @@ if TYPE_CHECKING:
 __all__ = ["texts_and_files", "Trainer", "TrainedTokenizer", "train", "train_new", "source_json", "words_of",
            "BYTE_LEVEL_ALPHABET"]
 
-Trainer = BpeTrainer | WordPieceTrainer | WordLevelTrainer
+Trainer = BpeTrainer | WordPieceTrainer | WordLevelTrainer | UnigramTrainer
 
 #: the characters HF's ``ByteLevel.alphabet()`` gives: one per byte
 BYTE_LEVEL_ALPHABET: list[str] = sorted(BYTES_TO_CHARS)
 
-_TRAINER_OF_MODEL: dict[str, type[BpeTrainer] | type[WordPieceTrainer] | type[WordLevelTrainer]] = {
-    "BPE": BpeTrainer, "WordPiece": WordPieceTrainer, "WordLevel": WordLevelTrainer,
+_TRAINER_OF_MODEL: dict[str, type[Trainer]] = {
+    "BPE": BpeTrainer, "WordPiece": WordPieceTrainer, "WordLevel": WordLevelTrainer, "Unigram": UnigramTrainer,
 }
 _MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
     "BPE": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
@@ -50,6 +52,7 @@ _MODEL_DEFAULTS: dict[str, dict[str, Any]] = {
     "WordPiece": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                   "max_input_chars_per_word": 100},
     "WordLevel": {"type": "WordLevel", "unk_token": "<unk>"},
+    "Unigram": {"type": "Unigram"},
 }
 
 
@@ -128,6 +131,8 @@ def train(texts: Iterable[str] | None, pipeline: dict[str, Any] | Tokenizer, tra
     if kind != _kind_of(trainer):
         raise PolytokError(f"a {type(trainer).__name__} trains a {_kind_of(trainer)} model, not the pipeline's {kind}")
     data["model"] = {**_MODEL_DEFAULTS[kind], **model, **{"vocab": {}}}
+    if kind == "Unigram":
+        data["model"] = {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]]}
     if kind == "BPE":
         data["model"]["merges"] = []
     data["added_tokens"] = []
@@ -150,9 +155,13 @@ def assemble(data: dict[str, Any], trainer: Trainer, result: Any, post_processor
             model["continuing_subword_prefix"] = result.continuing_subword_prefix
         if result.end_of_word_suffix is not None:
             model["end_of_word_suffix"] = result.end_of_word_suffix
+    elif isinstance(result, UnigramResult):
+        # HF's trainer replaces the model whole: the source's other Unigram options are not kept
+        model = {"type": "Unigram", "unk_id": result.unk_id, "vocab": [[p, s] for p, s in result.pieces],
+                 "byte_fallback": False}
     else:
         model["vocab"] = dict(sorted(result.items(), key=lambda item: item[1]))
-    vocab = model["vocab"]
+    vocab = result.ids if isinstance(result, UnigramResult) else model["vocab"]
     added: list[dict[str, Any]] = []
     seen: set[str] = set()
     for content in trainer.special_tokens:
@@ -193,6 +202,8 @@ def _id_of(token: str, vocab: dict[str, int], key: str) -> int:
 
 
 def _kind_of(trainer: Trainer | None) -> str:
+    if isinstance(trainer, UnigramTrainer):
+        return "Unigram"
     if isinstance(trainer, WordPieceTrainer):
         return "WordPiece"
     if isinstance(trainer, WordLevelTrainer):
@@ -222,15 +233,22 @@ def train_new(tok: Tokenizer, texts_or_files: Any, vocab_size: int, *, files: li
     model = data.get("model") or {}
     kind = model.get("type") or _implied_kind(model)
     if kind not in _TRAINER_OF_MODEL:
-        raise PolytokError(f"training a new {kind} model is not supported (BPE, WordPiece, WordLevel are)")
+        raise PolytokError(f"training a new {kind} model is not supported (BPE, WordPiece, WordLevel, Unigram are)")
     flags: dict[str, dict[str, Any]] = {}
     special: list[str] = []
     for token in data.get("added_tokens") or []:
-        if token.get("special"):
+        if token.get("special") or kind == "Unigram":
             special.append(token["content"])
             flags[token["content"]] = token
     special.extend(new_special_tokens or [])
     args = dict(trainer_args)
+    if kind == "Unigram" and model.get("unk_id") is not None:
+        vocab = model["vocab"]
+        unk_id = model["unk_id"]
+        args.setdefault("unk_token", vocab.pieces[unk_id] if isinstance(vocab, VocabColumns) else vocab[unk_id][0])
+    if kind == "Unigram":
+        for key in ("min_frequency", "limit_alphabet"):  # options HF's UnigramTrainer ignores
+            args.pop(key, None)
     if kind == "BPE":
         for key in ("continuing_subword_prefix", "end_of_word_suffix"):
             if key not in args and model.get(key) is not None:
