@@ -14,10 +14,11 @@ _MODELS = ("bpe", "wordpiece", "wordlevel", "unigram", "spm-bpe", "spm-unigram")
 
 _DESCRIPTION = about(
     "Train a tokenizer on FILES (text: a document per line; .jsonl: --field; .parquet: --column) and write it. "
-    "bpe, wordpiece and wordlevel train as HF tokenizers' trainers do and write tokenizer.json; with --from MODEL "
-    "the new model keeps MODEL's normalizer, pre-tokenizer, post-processor, decoder and special tokens (as "
-    "transformers' train_new_from_iterator), without it a default pipeline: byte-level for bpe, BERT's "
-    "pre-tokenizer for wordpiece, whitespace for wordlevel. spm-bpe and spm-unigram train as spm_train does "
+    "bpe, wordpiece, wordlevel and unigram train as HF tokenizers' trainers do and write tokenizer.json; with "
+    "--from MODEL the new model keeps MODEL's normalizer, pre-tokenizer, post-processor, decoder and special "
+    "tokens (as transformers' train_new_from_iterator), without it a default pipeline: byte-level for bpe, BERT's "
+    "pre-tokenizer for wordpiece, whitespace for wordlevel, NFKC and Metaspace for unigram (unknown token "
+    "<unk>). spm-bpe and spm-unigram train as spm_train does "
     "and write a SentencePiece .model.",
     "Words are counted one split of the input at a time (--workers processes, or Ray with --engine ray), so "
     "memory holds the word table, not the corpus, and any number of workers writes the same file.",
@@ -79,18 +80,19 @@ def _pipeline(model: str) -> dict[str, Any]:
                                "strip_accents": None, "lowercase": False},
                 "pre_tokenizer": {"type": "BertPreTokenizer"},
                 "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True}, "model": {"type": "WordPiece"}}
+    if model == "unigram":
+        metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}
+        return {"normalizer": {"type": "NFKC"}, "pre_tokenizer": metaspace, "decoder": metaspace,
+                "model": {"type": "Unigram"}}
     return {"pre_tokenizer": {"type": "Whitespace"}, "model": {"type": "WordLevel"}}
 
 
 def _train(args: argparse.Namespace) -> int:
     if args.model.startswith("spm-"):
         return _train_sentencepiece(args)
-    if args.model == "unigram":
-        print("polytok train: --model unigram is not available; spm-unigram trains SentencePiece's unigram",
-              file=sys.stderr)
-        return 2
     from ..train.bpe_trainer import BpeTrainer
     from ..train.pipeline import BYTE_LEVEL_ALPHABET, train, train_new
+    from ..train.unigram_trainer import UnigramTrainer
     from ..train.wordpiece_trainer import WordLevelTrainer, WordPieceTrainer
     from .main import load_model
 
@@ -109,6 +111,8 @@ def _train(args: argparse.Namespace) -> int:
                                  initial_alphabet=list(BYTE_LEVEL_ALPHABET), **common)
         elif args.model == "wordpiece":
             trainer = WordPieceTrainer(vocab_size=args.vocab_size, special_tokens=args.special_token, **common)
+        elif args.model == "unigram":
+            trainer = UnigramTrainer(vocab_size=args.vocab_size, special_tokens=args.special_token, unk_token="<unk>")
         else:
             trainer = WordLevelTrainer(vocab_size=args.vocab_size, special_tokens=args.special_token, **common)
         trained = train(None, _pipeline(args.model), trainer, files=args.files, workers=args.workers,
