@@ -220,7 +220,7 @@ def save_sentencepiece(model: bytes, path: str | os.PathLike[str], format: str |
         folder = stage / "tokenizer"
         folder.mkdir()
         written = folder / "tokenizer.model"
-        _write_model(model, written)
+        written.write_bytes(model)
         _check(result, trained, "sentencepiece", str(written), texts, force)
         if fmt == "sentencepiece":
             return _moved(result, {str(written): final})
@@ -236,11 +236,6 @@ def save_sentencepiece(model: bytes, path: str | os.PathLike[str], format: str |
         if fmt == "tokenizer.json":
             return _moved(result, {str(hf / "tokenizer.json"): final})
         return _moved(result, {str(hf): final})
-
-
-def _write_model(model: bytes, path: Path) -> None:
-    """The ``.model`` file (its own function: tests replace it to check the check)."""
-    path.write_bytes(model)
 
 
 def _check(result: SaveResult, trained: Tokenizer, engine_format: str, path: str, corpus: list[tuple[str, str]],
