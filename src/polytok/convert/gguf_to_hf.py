@@ -6,7 +6,9 @@ Writes ``tokenizer.json`` (HF tokenizers 0.23.3), ``tokenizer_config.json`` and
 special tokens `gguf_to_hf_specials`'; every llama.cpp behaviour a tokenizer.json
 cannot express is a reason, and any reason refuses the conversion
 (`ConversionRefused`) unless ``force``, which writes the nearest form and lists the
-reasons in the notes. docs/convert.md, "GGUF to a Hugging Face folder", explains each.
+reasons in the notes. A decoding no decoder can give on every id sequence
+(`decode_differences`: the first space after a dropped BOS) is a note naming the
+sequences, not a reason: the ids are exact. docs/convert.md, "GGUF to a Hugging Face folder", explains each.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.gguf import GGUFVocab, read_gguf_vocab
-from .gguf_to_hf_pipeline import stages_of
+from .gguf_to_hf_pipeline import decode_differences, stages_of
 from .gguf_to_hf_specials import added_tokens, post_processor, special_tokens_map, tokenizer_config
 from .outcome import ConversionRefused, Written
 
@@ -62,5 +64,5 @@ def write_hf_folder(source: str, out_dir: str, *, force: bool = False) -> Writte
         partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         os.replace(partial, path)
         files.append(str(path))
-    notes = [f"not exact (forced): {r}" for r in reasons] + list(_NOTES)
+    notes = [f"not exact (forced): {r}" for r in reasons] + decode_differences(vocab) + list(_NOTES)
     return Written(target="hf", path=str(out), files=files, notes=notes)

@@ -37,7 +37,7 @@ from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATT
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from .gguf_to_hf_regex import onig_regex
 
-__all__ = ["Stages", "stages_of", "onig_literal"]
+__all__ = ["Stages", "stages_of", "decode_differences", "onig_literal"]
 
 Stages = dict[str, Any]
 _SPACE = "\u2581"
@@ -81,11 +81,24 @@ def stages_of(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     else:
         return {}, [_UNEXPRESSIBLE.get(kind, f"the {kind} vocabulary type has no tokenizer.json model")]
     stages["decoder"] = _decoder(vocab, stages.pop("decoder_steps"), reasons)
-    if vocab.flags["add_space_prefix"]:
-        reasons.append("llama_detokenize drops the first token's leading space unless remove_special dropped a "
-                       "BOS before it, and a hidden special token takes that drop too; a tokenizer.json "
-                       "decoder only sees the tokens left after skipping, so it cannot tell these apart")
     return stages, reasons
+
+
+def decode_differences(vocab: GGUFVocab) -> list[str]:
+    """The id sequences on which the written decoder renders otherwise than ``llama_detokenize``.
+
+    With ``add_space_prefix`` llama.cpp strips one leading space from the first token's piece,
+    after dropping a leading BOS when ``remove_special`` (then it strips nothing); a first token
+    it renders empty (a CONTROL or UNKNOWN one unless ``unparse_special``, an unused or
+    undefined one always) takes the strip. The decoder's ``Strip`` removes the first space of
+    the whole text instead. ``decode(skip_special_tokens=True)`` hands the decoder the same
+    tokens for ``[BOS, ▁a]`` and ``[▁a]``, which llama.cpp renders ``" a"`` and ``"a"``, so no
+    decoder renders both: the written one follows the sequences that start with text."""
+    if not vocab.flags["add_space_prefix"]:
+        return []
+    return ["decode differs from llama_detokenize only on ids whose first token renders empty (with "
+            "skip_special_tokens: a CONTROL or UNKNOWN token, the BOS included; always: an unused or undefined "
+            "one) before text that starts with a space: llama.cpp keeps that space, the decoder's Strip removes it"]
 
 
 _UNEXPRESSIBLE = {
@@ -133,7 +146,8 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
     llama.cpp joins the best-scored pair, leftmost among equals; HF's BPE the lowest rank,
     leftmost among equals. The ranks agree when no two joined entries share a score, except
     for one entry joinable from two overlapping pairs at once (``ab|a|ba`` for ``aba``), where
-    llama.cpp takes the left pair and HF the one ranked first (left part shorter first)."""
+    llama.cpp takes the left pair and HF the one ranked first (left part shorter first).
+    Entries sharing a score that are `_run_ties` are ranked so HF joins as llama.cpp does."""
     texts, ids = vocab.texts, vocab.token_ids
     scores = vocab.scores or [0.0] * len(texts)
     found: list[tuple[float, int, int, str, str]] = []
@@ -144,18 +158,79 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
                 found.append((-scores[id_], id_, cut, left, right))
     found.sort()
     reasons = []
-    by_score: dict[float, int] = {}
+    by_score: dict[float, list[int]] = {}
     for score, id_, _, _, _ in found:
-        other = by_score.setdefault(score, id_)
-        if other != id_:
-            reasons.append(f"entries {other} {texts[other]!r} and {id_} {texts[id_]!r} share the score "
-                           f"{-score}: llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank")
+        joined = by_score.setdefault(score, [])
+        if not joined or joined[-1] != id_:
+            joined.append(id_)
+    runs: dict[float, list[list[str]]] = {}
+    for score, joined in by_score.items():
+        if len(joined) < 2:
+            continue
+        pairs = _run_ties(ids, [texts[i] for i in joined])
+        if pairs is None:
+            first, second = _reversed_pair(ids, [texts[i] for i in joined]) or (texts[joined[0]], texts[joined[1]])
+            reasons.append(f"{len(joined)} entries (first {joined[0]} {texts[joined[0]]!r}) share the score {-score}: "
+                           f"llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank (of "
+                           f"{first!r} and {second!r}, HF ranks one first for every text)")
             break
+        runs[score] = pairs
     lone = {c for text in ids for c in text} - ids.keys()
-    if lone and any(len(t) > 1 and not lone.isdisjoint(t) for t in ids):
-        reasons.append("an entry holds a character that is not an entry itself: llama.cpp can join it, "
-                       "HF's BPE spells it as bytes first")
-    return [[left, right] for _, _, _, left, right in found], reasons
+    held = next((t for t in ids if len(t) > 1 and not lone.isdisjoint(t) and _joinable(ids, t)), None)
+    if held is not None:
+        reasons.append(f"an entry holds a character that is not an entry itself: llama.cpp can join it, "
+                       f"HF's BPE spells it as bytes first (entry {ids[held]} {held!r})")
+    merges: list[list[str]] = []
+    for score, _, _, left, right in found:
+        if score not in runs:
+            merges.append([left, right])
+        elif runs[score]:
+            merges += runs.pop(score)
+            runs[score] = []
+    return merges, reasons
+
+
+def _joinable(ids: dict[str, int], text: str) -> bool:
+    """Whether llama.cpp can join `text` from two pieces: each an entry or a single character
+    (a character is a piece of its own even when it is no entry)."""
+    return any((text[:cut] in ids or cut == 1) and (text[cut:] in ids or cut == len(text) - 1)
+               for cut in range(1, len(text)))
+
+
+def _reversed_pair(ids: dict[str, int], tied: list[str]) -> tuple[str, str] | None:
+    """Two tied entries ``xy`` and ``yx`` of two entries ``x`` and ``y``, neither ``xyx`` nor ``yxy``
+    an entry: on ``x|y|x`` llama.cpp joins ``xy``, on ``y|x|y`` it joins ``yx``, and HF's BPE joins
+    the one it ranks first in both."""
+    tied_set = set(tied)
+    for text in tied:
+        x, y = text[:1], text[1:]
+        if len(text) == 2 and x != y and x in ids and y in ids and text[::-1] in tied_set \
+                and x + y + x not in ids and y + x + y not in ids:
+            return text, text[::-1]
+    return None
+
+
+def _run_ties(ids: dict[str, int], tied: list[str]) -> list[list[str]] | None:
+    """The merges, in rank order, that make HF's BPE join like llama.cpp's leftmost-first rule
+    for entries sharing one score, when they are the runs ``cc`` .. ``c`` * K of one character
+    ``c`` (``c`` an entry, every length between an entry) and no other entry holds ``cc``
+    (Llama-2's ``▁`` runs); else None.
+
+    Proof. No other entry holds ``cc``, so a run piece of two or more ``c`` joins only into a
+    run, and every run join has this one score: once the first of them is taken, the joins
+    left at that score act on maximal stretches of single-``c`` pieces, each on its own. On
+    m such pieces llama.cpp joins the leftmost pair: the first piece grows by one ``c`` at a
+    time up to K, then the next, giving K, ..., K, m mod K. With only the merges (a, ``c``),
+    a = K-1 first down to 1, HF's BPE does the same: the pair (a, ``c``) with a > 1 is ranked
+    before (``c``, ``c``), and among single pieces it takes the leftmost pair."""
+    first = tied[0][0]
+    longest = max(map(len, tied))
+    if first not in ids or any(t != first * len(t) for t in tied) or len(tied) != longest - 1:
+        return None
+    double = first * 2
+    if any(double in text and (text != first * len(text) or len(text) > longest) for text in ids):
+        return None
+    return [[first * a, first] for a in range(longest - 1, 0, -1)]
 
 
 def _escaped_added(vocab: GGUFVocab, reasons: list[str], byte_fallback: bool) -> None:
