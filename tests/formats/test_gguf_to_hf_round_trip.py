@@ -8,7 +8,8 @@ converted GGUF agrees with HF on the original (where it does not, the GGUF
 conversion itself changed the behaviour: e.g. ``</s>`` made an end-of-generation
 control token, or the clean-up; those rows are counted, not asserted). Folders
 whose GGUF has a behaviour with no tokenizer.json form are refused, with the reasons
-asserted.
+asserted. The edited folders of tests/golden/convert/edited (test_convert_pre_structure.py)
+go the same way; a folder with only a tokenizer.model is compared with sentencepiece.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ def test_folder_to_gguf_to_hf_folder(name, tmp_path):
         assert len(reasons) == len(expected) and all(
             any(phrase in r for r in reasons) for phrase in expected), reasons
         return
+    assert_round_trip(gguf, folder, rows, tmp_path)
+
+
+def assert_round_trip(gguf, folder, rows: list[dict], tmp_path) -> None:
+    """The folder written from `gguf` gives llama.cpp's ids on every row, so the original folder's
+    on the rows where llama.cpp agrees with it (most rows)."""
     write_hf_folder(str(gguf), str(tmp_path / "hf"))
     mine = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     original = reference_of(folder)
@@ -76,13 +83,30 @@ def test_folder_to_gguf_to_hf_folder(name, tmp_path):
     for row in rows:
         mine.encode_special_tokens = not row["parse_special"]
         got = mine.encode(row["text"], add_special_tokens=row["add_special"]).ids
-        hf = original(row)
         if got != row["ids"]:
             bad.append(f"{row['name']} add_special={row['add_special']} parse_special={row['parse_special']}: "
                        f"{got[:12]} != llama.cpp {row['ids'][:12]}")
-        if hf == row["ids"]:
-            agreeing += 1
-            if got != hf:
-                bad.append(f"{row['name']}: {got[:12]} != HF on the original folder {hf[:12]}")
+        agreeing += original(row) == row["ids"]
     assert not bad, f"{len(bad)} of {len(rows)} rows differ:\n" + "\n".join(bad[:8])
     assert agreeing >= 0.9 * len(rows)  # the original folder's ids are checked on most rows
+
+
+@pytest.mark.parametrize("name", ["gpt2-added", *[pytest.param(n, marks=pytest.mark.slow) for n in (
+    "gpt2-renumbered", "llama3-renamed", "qwen3-added", "olmo-added")]])
+def test_edited_folder_to_gguf_to_hf_folder(name, tmp_path):
+    """The edited fixture folders (a token appended, a special token renamed, two ids swapped),
+    whose GGUF llama.cpp read for tests/golden/convert/edited; OLMo's special texts overlap
+    (``|||PHONE_NUMBER|||``'s end is ``|||EMAIL_ADDRESS|||``'s start) and it is refused."""
+    from formats.test_convert_pre_structure import build_edited, edited_golden
+
+    header, rows = edited_golden(name)
+    folder = build_edited(name, header, tmp_path)
+    gguf = tmp_path / f"{name}.gguf"
+    to_gguf(folder, gguf)
+    if name == "olmo-added":
+        with pytest.raises(ConversionRefused) as refused:
+            write_hf_folder(str(gguf), str(tmp_path / "hf"))
+        assert [r.split(":")[0] for r in refused.value.reasons] == [
+            "special tokens '|||PHONE_NUMBER|||' and '|||EMAIL_ADDRESS|||' overlap"]
+        return
+    assert_round_trip(gguf, folder, rows, tmp_path)
