@@ -10,7 +10,7 @@ components cannot spell is returned as a reason:
   token), no pre-tokenizer, and a ``BPE`` model with ``byte_fallback`` whose merges
   are every split of every entry into two entries, ranked by the entry's score
   (llama.cpp's ``llm_tokenizer_spm`` joins the adjacent pair whose text is the
-  best-scored entry, leftmost first);
+  best-scored entry, leftmost first), tied runs of one character by `_run_ties`;
 - BPE: a ``Split`` (``Isolated``: unmatched text is a piece too) per regex of the pre
   type (`gguf_to_hf_regex`), then ``ByteLevel`` without its own regex, or
   ``Replace(" ", "▁")`` first for the pre types that escape spaces; the file's
