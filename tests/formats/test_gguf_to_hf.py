@@ -441,7 +441,7 @@ def test_equal_scores_no_ranking_follows_are_refused(tmp_path):
     with pytest.raises(ConversionRefused) as refused:
         write_hf_folder(str(source), str(tmp_path / "hf"))
     assert [r.split(":")[0] for r in refused.value.reasons] == ["2 entries (first 6 'ab') share the score -1000.0"]
-    assert "of 'ab' and 'ba'" in refused.value.reasons[0]
+    assert "of 'ab' and 'ba' HF joins the one ranked first in both 'aba' and 'bab'" in refused.value.reasons[0]
     write_hf_folder(str(source), str(tmp_path / "hf"), force=True)
     tok = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     reference = polytok.load(source)

@@ -169,10 +169,12 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
             continue
         pairs = _run_ties(ids, [texts[i] for i in joined])
         if pairs is None:
-            first, second = _reversed_pair(ids, [texts[i] for i in joined]) or (texts[joined[0]], texts[joined[1]])
+            pair = _reversed_pair(ids, [texts[i] for i in joined])
+            why = "no ranking is known to follow it here" if pair is None else (
+                f"of {pair[0]!r} and {pair[1]!r} HF joins the one ranked first in both "
+                f"{pair[0] + pair[0][0]!r} and {pair[1] + pair[1][0]!r}, llama.cpp the left one")
             reasons.append(f"{len(joined)} entries (first {joined[0]} {texts[joined[0]]!r}) share the score {-score}: "
-                           f"llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank (of "
-                           f"{first!r} and {second!r}, HF ranks one first for every text)")
+                           f"llama.cpp joins the leftmost of such pairs, HF's BPE the lower rank ({why})")
             break
         runs[score] = pairs
     lone = {c for text in ids for c in text} - ids.keys()
