@@ -5,7 +5,8 @@ minimum score skips the unknown piece's NaN) and ``populate_nodes`` (every piece
 that starts at a character, shortest first, then an unknown node scored
 ``min_score - 10`` when no one-character piece starts there), and
 src/models/unigram/lattice.rs: ``viterbi`` (the first best left node wins a tie),
-``populate_marginal`` with its ``log_sum_exp`` (``ln(exp(d) + 1)``, no ``log1p``)
+``populate_marginal`` with its ``log_sum_exp`` (``ln(exp(d) + 1)``, no ``log1p``;
+kept per position, `add_expected`)
 and ``nbest`` (A* from eos over dary_heap's ``QuaternaryHeap``, whose sift order
 decides ties: a hypothesis ranks below another only when its score is smaller).
 
@@ -21,7 +22,7 @@ import math
 
 from .sentencepiece_lattice import Lattice, Node
 
-__all__ = ["UnigramModel", "HfLattice"]
+__all__ = ["UnigramModel", "HfLattice", "add_expected"]
 
 _UNK_PENALTY = 10.0
 _MAX_AGENDA = 100_000
@@ -45,19 +46,34 @@ class UnigramModel:
         self.prefixes = {piece[:end] for piece, _ in pieces for end in range(1, len(piece) + 1)}
         self.unk_score = min_score - _UNK_PENALTY
 
-    def lattice(self, text: str) -> HfLattice:
-        """``Lattice::from`` + ``populate_nodes``."""
-        lattice = HfLattice(len(text))
-        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
-        ids, scores, max_len, prefixes = self.ids, self.scores, self.max_len, self.prefixes
+    def matches(self, text: str) -> list[list[tuple[int, str]]]:
+        """Per character of `text`, the pieces that start there as (length, piece), shortest first."""
+        max_len, prefixes, ids = self.max_len, self.prefixes, self.ids
         size = len(text)
+        found: list[list[tuple[int, str]]] = []
         for begin in range(size):
-            has_single = False
-            starting = begin_nodes[begin]
+            here: list[tuple[int, str]] = []
             for length in range(1, min(max_len, size - begin) + 1):
                 part = text[begin:begin + length]
                 if part not in prefixes:
                     break
+                if part in ids:
+                    here.append((length, part))
+            found.append(here)
+        return found
+
+    def lattice(self, text: str, matches: list[list[tuple[int, str]]] | None = None) -> HfLattice:
+        """``Lattice::from`` + ``populate_nodes``; `matches`, when given, are `text`'s matches under
+        a model holding every piece of this one."""
+        if matches is None:
+            matches = self.matches(text)
+        lattice = HfLattice(len(text))
+        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
+        ids, scores, unk_score = self.ids, self.scores, self.unk_score
+        for begin, here in enumerate(matches):
+            has_single = False
+            starting = begin_nodes[begin]
+            for length, part in here:
                 piece_id = ids.get(part)
                 if piece_id is not None:
                     node = Node(len(nodes), begin, length, piece_id, scores[piece_id])
@@ -67,8 +83,70 @@ class UnigramModel:
                     if length == 1:
                         has_single = True
             if not has_single:
-                lattice.insert(begin, 1, 0, self.unk_score)
+                node = Node(len(nodes), begin, 1, 0, unk_score)
+                nodes.append(node)
+                starting.append(node)
+                end_nodes[begin + 1].append(node)
         return lattice
+
+
+def add_expected(model: UnigramModel, matches: list[list[tuple[int, str]]], freq: float,
+                 expected: list[float]) -> float:
+    """``populate_marginal`` on the lattice of a text with `matches` (see `UnigramModel.lattice`):
+    adds each piece's expected count to `expected`; returns ``freq * Z``.
+
+    Every node starting at a position has the same forward score (the log-sum over the
+    nodes ending there, in lattice order), and every node ending at one the same backward
+    score, so both are kept per position; the sums and their order are HF's.
+    """
+    ids, scores, unk_score = model.ids, model.scores, model.unk_score
+    size = len(matches)
+    piece_ids: list[int] = []
+    node_scores: list[float] = []
+    begins: list[int] = []
+    ends: list[int] = []
+    ending: list[list[int]] = [[] for _ in range(size + 1)]
+    first_of: list[int] = []
+    for begin, here in enumerate(matches):
+        first_of.append(len(piece_ids))
+        has_single = False
+        for length, part in here:
+            piece_id = ids.get(part)
+            if piece_id is not None:
+                ending[begin + length].append(len(piece_ids))
+                piece_ids.append(piece_id)
+                node_scores.append(scores[piece_id])
+                begins.append(begin)
+                ends.append(begin + length)
+                if length == 1:
+                    has_single = True
+        if not has_single:
+            ending[begin + 1].append(len(piece_ids))
+            piece_ids.append(0)
+            node_scores.append(unk_score)
+            begins.append(begin)
+            ends.append(begin + 1)
+    first_of.append(len(piece_ids))
+    forward = [0.0] * (size + 1)
+    for pos in range(1, size + 1):
+        nodes = ending[pos]
+        k = nodes[0]
+        value = node_scores[k] + forward[begins[k]]
+        for k in nodes[1:]:
+            value = _log_sum_exp(value, node_scores[k] + forward[begins[k]])
+        forward[pos] = value
+    backward = [0.0] * (size + 1)
+    for pos in range(size - 1, -1, -1):
+        first = first_of[pos]
+        value = node_scores[first] + backward[ends[first]]
+        for k in range(first + 1, first_of[pos + 1]):
+            value = _log_sum_exp(value, node_scores[k] + backward[ends[k]])
+        backward[pos] = value
+    z = forward[size]
+    exp = math.exp
+    for k, piece_id in enumerate(piece_ids):
+        expected[piece_id] += freq * exp(forward[begins[k]] + node_scores[k] + backward[ends[k]] - z)
+    return freq * z
 
 
 def _log_sum_exp(x: float, y: float) -> float:
@@ -101,34 +179,6 @@ class HfLattice(Lattice):
             node = node.prev
         path.reverse()
         return path, self.eos.backtrace_score
-
-    def marginal(self, freq: float, expected: list[float]) -> float:
-        """``populate_marginal``: adds each piece's expected count to `expected`; returns ``freq * Z``."""
-        exp = math.exp
-        alpha = [0.0] * len(self.nodes)
-        beta = [0.0] * len(self.nodes)
-        for pos in range(self.size + 1):
-            ends = self.end_nodes[pos]
-            first, rest = ends[0], ends[1:]
-            for right in self.begin_nodes[pos]:
-                value = first.score + alpha[first.node_id]
-                for left in rest:
-                    value = _log_sum_exp(value, left.score + alpha[left.node_id])
-                alpha[right.node_id] = value
-        for pos in range(self.size, -1, -1):
-            begins = self.begin_nodes[pos]
-            first, rest = begins[0], begins[1:]
-            for left in self.end_nodes[pos]:
-                value = first.score + beta[first.node_id]
-                for right in rest:
-                    value = _log_sum_exp(value, right.score + beta[right.node_id])
-                beta[left.node_id] = value
-        z = alpha[self.eos.node_id]
-        for pos in range(self.size):
-            for node in self.begin_nodes[pos]:
-                node_id = node.node_id
-                expected[node.id] += freq * exp(alpha[node_id] + node.score + beta[node_id] - z)
-        return freq * z
 
     def nbest(self, size: int) -> list[list[Node]]:
         """``nbest(size)`` for `size` ≥ 2: up to `size` best paths, best first."""

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import PolytokError
-from .unigram_lattice import UnigramModel
+from .unigram_lattice import UnigramModel, add_expected
 from .unigram_seeds import seed_pieces
 
 __all__ = ["UnigramTrainer", "UnigramResult", "digamma"]
@@ -94,13 +94,15 @@ class UnigramTrainer:
             raise PolytokError(f"vocab_size {self.vocab_size} cannot hold the {len(required)} characters "
                                f"of the corpus and initial_alphabet")
         model = UnigramModel(pieces)
+        # every later model's pieces are a subset of the seeds: their matches in a word are too
+        matches = [model.matches(word) for word, _ in sentences]
         while True:
             for _ in range(self.n_sub_iterations):
-                pieces = _m_step(pieces, _e_step(model, sentences))
+                pieces = _m_step(pieces, _e_step(model, sentences, matches))
                 model = UnigramModel(pieces)
             if len(pieces) <= desired:
                 break
-            pieces = self._prune(model, pieces, sentences)
+            pieces = self._prune(model, pieces, sentences, matches)
             model = UnigramModel(pieces)
         return self._finalize(model, required)
 
@@ -109,7 +111,8 @@ class UnigramTrainer:
         chars.update(text[0] for text in self.initial_alphabet if text)
         return sorted(chars)
 
-    def _prune(self, model: UnigramModel, pieces: Pieces, sentences: list[tuple[str, int]]) -> Pieces:
+    def _prune(self, model: UnigramModel, pieces: Pieces, sentences: list[tuple[str, int]],
+               matches: list[list[list[tuple[int, str]]]]) -> Pieces:
         """``prune_sentence_pieces``."""
         size = len(pieces)
         always_keep = [True] * size
@@ -129,7 +132,7 @@ class UnigramTrainer:
         inverted: list[list[int]] = [[] for _ in range(size)]
         for number, (word, count) in enumerate(sentences):
             vsum += count
-            for node in model.lattice(word).viterbi()[0]:
+            for node in model.lattice(word, matches[number]).viterbi()[0]:
                 freq[node.id] += count
                 inverted[node.id].append(number)
         total = 0.0
@@ -204,10 +207,11 @@ def _sentences(counts: dict[str, int]) -> list[tuple[str, int]]:
     return sorted(counts.items())
 
 
-def _e_step(model: UnigramModel, sentences: list[tuple[str, int]]) -> list[float]:
+def _e_step(model: UnigramModel, sentences: list[tuple[str, int]],
+            matches: list[list[list[tuple[int, str]]]]) -> list[float]:
     expected = [0.0] * len(model.pieces)
-    for word, count in sentences:
-        z = model.lattice(word).marginal(float(count), expected)
+    for (word, count), found in zip(sentences, matches, strict=True):
+        z = add_expected(model, found, float(count), expected)
         if math.isnan(z):
             raise PolytokError(f"the likelihood of the word {word[:40]!r} is NaN")
     return expected
