@@ -59,6 +59,8 @@ def branching_substrings(text: str, max_chars: int) -> list[tuple[str, int]]:
 
 
 def _to_log_prob(pieces: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    if not pieces:
+        return []
     total = 0.0
     for _, score in pieces:
         total += score

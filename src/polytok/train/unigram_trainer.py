@@ -42,7 +42,7 @@ def digamma(x: float) -> float:
     """HF's digamma (trainer.rs): the recurrence up to 7, then the asymptotic series."""
     result = 0.0
     while x < 7.0:
-        result -= 1.0 / x
+        result -= 1.0 / x if x != 0.0 else math.copysign(math.inf, x)  # IEEE division, as in Rust
         x += 1.0
     x -= 1.0 / 2.0
     xx = 1.0 / x
