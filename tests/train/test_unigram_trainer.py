@@ -107,6 +107,9 @@ TIES: list[tuple[dict[str, int], dict[str, Any]]] = [
     # a 2-best hypothesis pushed with the score of its parent in the heap rises above it
     ({"baaac": 1, "cc": 3, "abc": 3, "cacba": 1, "baa": 3, "aabab": 1, "abbabc": 2, "aaab": 3, "bac": 3, "bb": 1},
      {"vocab_size": 5, "n_sub_iterations": 0, "shrinking_factor": 0.5}),
+    # popping sinks the hole toward the later of two equally good children
+    ({"ab": 2, "bab": 3, "aaabbb": 1, "ba": 1, "babababba": 3, "baaaa": 1, "aabba": 1, "abaa": 1, "babbbbaabb": 1,
+      "aabaab": 1, "baababb": 1}, {"vocab_size": 8, "n_sub_iterations": 0, "shrinking_factor": 0.75}),
     # Viterbi keeps the first of two equally good left nodes
     ({"cbbabc": 1, "caaaca": 2, "bbbaac": 3, "bacb": 3, "cbcc": 1},
      {"vocab_size": 6, "n_sub_iterations": 0, "shrinking_factor": 0.5}),
@@ -120,6 +123,14 @@ def test_ties_break_as_hf(counts: dict[str, int], options: dict[str, Any]) -> No
     for _ in range(3):
         theirs, _ = hf_train(texts, **options)
         assert_same_vocab(got.pieces, theirs)
+
+
+@pytest.mark.parametrize("options", [{"vocab_size": 10}, {"vocab_size": 10, "unk_token": "<unk>",
+                                                           "special_tokens": ["<s>"]}])
+def test_empty_corpus_as_hf(options: dict[str, Any]) -> None:
+    theirs, unk_id = hf_train([""], **options)
+    got = UnigramTrainer(**options).train({})
+    assert (got.pieces, got.unk_id) == (theirs, unk_id)
 
 
 def test_too_small_a_vocabulary_is_refused_as_hf_refuses() -> None:
