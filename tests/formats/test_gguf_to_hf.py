@@ -406,14 +406,14 @@ def test_spm_entries_the_decoder_would_render_otherwise_are_refused(tmp_path):
     assert "token 3 '<0x41>' is not a BYTE token" in heads
 
 
-def tiny_spm(path: Path, texts: list[str], scores: list[float]) -> Path:
-    """An SPM vocabulary: <unk>, <s>, </s>, then `texts` (NORMAL) with `scores`."""
+def tiny_spm(path: Path, texts: list[str], scores: list[float], types: list[int] | None = None) -> Path:
+    """An SPM vocabulary: <unk>, <s>, </s>, then `texts` with `scores` and `types` (NORMAL)."""
     from formats.gguf_pack import ARRAY, FLOAT32, INT32, STRING, pack_gguf
 
     kvs = [("general.architecture", STRING, "llama"), ("tokenizer.ggml.model", STRING, "llama"),
            ("tokenizer.ggml.tokens", (ARRAY, STRING), ["<unk>", "<s>", "</s>", *texts]),
            ("tokenizer.ggml.scores", (ARRAY, FLOAT32), [0.0, 0.0, 0.0, *scores]),
-           ("tokenizer.ggml.token_type", (ARRAY, INT32), [2, 3, 3] + [1] * len(texts))]
+           ("tokenizer.ggml.token_type", (ARRAY, INT32), [2, 3, 3] + (types or [1] * len(texts)))]
     path.write_bytes(pack_gguf(kvs))
     return path
 
@@ -460,3 +460,26 @@ def test_tied_runs_beside_a_longer_run_of_another_score_are_refused(tmp_path):
         write_hf_folder(str(source), str(tmp_path / "hf"))
     heads = [r.split(":")[0] for r in refused.value.reasons]
     assert heads == ["3 entries (first 5 '\u2581\u2581') share the score -9.0"]
+
+
+def test_first_space_is_stripped_from_the_first_token_only(tmp_path):
+    """llama.cpp strips one leading space from the first token's piece: an unused first token
+    (rendered empty) takes the strip, a <0x20> or user-defined ' x' first token loses its space.
+    The decoder's Metaspace step does the same; only a special first token skipped by
+    skip_special_tokens differs (the named difference), where llama.cpp keeps the space."""
+    texts = ["\u2581", "a", "\u2581a", "<0x20>", "[unused]", " x", "\u2581\u2581", " ", "x"]
+    source = tiny_spm(tmp_path / "space.gguf", texts, [-1.0, -2.0, -3.0, 0.0, 0.0, 0.0, -4.0, -5.0, -6.0],
+                      [1, 1, 1, 6, 5, 4, 1, 1, 1])
+    written_folder = write_hf_folder(str(source), str(tmp_path / "hf"))
+    assert any("skip_special_tokens whose first id is a CONTROL" in n for n in written_folder.notes)
+    tok = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    reference = polytok.load(source)
+    a, byte_space, unused, user, runs = 5, 6, 7, 8, 9
+    for ids in ([unused, a], [byte_space, 4], [user, a], [a, a], [runs, a], [a, byte_space, unused, a], [unused]):
+        for skip in (False, True):
+            assert tok.decode(ids, skip_special_tokens=skip) == reference.decode(ids, skip_special=skip), (ids, skip)
+    assert tok.decode([unused, a]) == " a" and tok.decode([user, a]) == "x a" and tok.decode([runs]) == " "
+    for special in (1, 2):
+        assert tok.decode([special, a], skip_special_tokens=False) == reference.decode([special, a], skip_special=False)
+        assert reference.decode([special, a], skip_special=True) == " a"
+        assert tok.decode([special, a], skip_special_tokens=True) == "a"

@@ -90,15 +90,20 @@ def decode_differences(vocab: GGUFVocab) -> list[str]:
     With ``add_space_prefix`` llama.cpp strips one leading space from the first token's piece,
     after dropping a leading BOS when ``remove_special`` (then it strips nothing); a first token
     it renders empty (a CONTROL or UNKNOWN one unless ``unparse_special``, an unused or
-    undefined one always) takes the strip. The decoder's ``Strip`` removes the first space of
-    the whole text instead. ``decode(skip_special_tokens=True)`` hands the decoder the same
-    tokens for ``[BOS, ▁a]`` and ``[▁a]``, which llama.cpp renders ``" a"`` and ``"a"``, so no
-    decoder renders both: the written one follows the sequences that start with text."""
+    undefined one always) takes the strip. ``decode(skip_special_tokens=True)`` hands the
+    decoder the same tokens for ``[BOS, ▁a]`` and ``[▁a]``, which llama.cpp renders ``" a"``
+    and ``"a"``, so no decoder renders both: the written one follows the sequences that start
+    with text. The ``Metaspace`` step of `_escaped_space_steps` is right on every other
+    sequence; a ``ByteLevel`` decoder hands on one fused text, whose first space ``Strip``
+    removes even after a first token rendered empty."""
     if not vocab.flags["add_space_prefix"]:
         return []
-    return ["decode differs from llama_detokenize only on ids whose first token renders empty (with "
-            "skip_special_tokens: a CONTROL or UNKNOWN token, the BOS included; always: an unused or undefined "
-            "one) before text that starts with a space: llama.cpp keeps that space, the decoder's Strip removes it"]
+    byte_level = vocab.vocab_type == "bpe" and vocab.pre is not None and vocab.pre.byte_encode
+    which = ("whose first token renders empty (with skip_special_tokens: a CONTROL or UNKNOWN token, the BOS "
+             "included; always: an unused or undefined one)" if byte_level else
+             "decoded with skip_special_tokens whose first id is a CONTROL or UNKNOWN token (the BOS included)")
+    return [f"decode differs from llama_detokenize only on ids {which} before text that starts with a space: "
+            "llama.cpp keeps that space, the decoder removes it"]
 
 
 _UNEXPRESSIBLE = {
@@ -132,12 +137,26 @@ def _spm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     model = {"type": "BPE", "dropout": None, "unk_token": vocab.texts[unk] if unk is not None else None,
              "continuing_subword_prefix": None, "end_of_word_suffix": None, "fuse_unk": False,
              "byte_fallback": True, "ignore_merges": False, "vocab": vocab_map, "merges": merges}
-    steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
-    if vocab.flags["add_space_prefix"]:
-        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    steps = _escaped_space_steps(vocab)
     _escaped_added(vocab, reasons, byte_fallback=True)
     return {"normalizer": {"type": "Sequence", "normalizers": normalizers}, "pre_tokenizer": None,
             "model": model, "decoder_steps": steps}, reasons
+
+
+def _escaped_space_steps(vocab: GGUFVocab) -> list[dict[str, Any]]:
+    """The decoder of ``"▁"``-escaped entries with byte fallback: ``"▁"`` as a space, ``<0xNN>`` as
+    bytes. With ``add_space_prefix`` llama.cpp strips one leading space from the first token's
+    piece (a first token rendered empty takes the strip): each token's leading space (a
+    ``<0x20>`` token's too) becomes a mark no entry holds, and ``Metaspace`` with that mark
+    removes it from the first token of the list and makes it a space in the others, before
+    ``ByteFallback`` (whose bytes may spell the mark)."""
+    if not vocab.flags["add_space_prefix"]:
+        return [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
+    held = {c for text in vocab.texts for c in text}
+    mark = next(chr(c) for c in range(0xE000, 0x110000) if chr(c) not in held)
+    return [_replace(_SPACE, " "), _replace("\\A ", mark), _replace("\\A<0x20>\\z", mark),
+            {"type": "Metaspace", "replacement": mark, "prepend_scheme": "always", "split": False},
+            {"type": "ByteFallback"}, {"type": "Fuse"}]
 
 
 def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
@@ -269,13 +288,13 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
         steps: list[dict[str, Any]] = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                                          "use_regex": False}]
+        if vocab.flags["add_space_prefix"]:
+            steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
     else:
-        steps = [_replace(_SPACE, " "), {"type": "ByteFallback"}, {"type": "Fuse"}]
+        steps = _escaped_space_steps(vocab)
         _escaped_added(vocab, reasons, byte_fallback=True)
     if vocab.flags["escape_whitespaces"]:
         normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE}
-    if vocab.flags["add_space_prefix"]:
-        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
     vocab_map, merges = _vocab_map(vocab, reasons), _bpe_merges(vocab)
     model = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
              "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": not vocab.pre.byte_encode,
