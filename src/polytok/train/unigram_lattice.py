@@ -101,59 +101,56 @@ def add_expected(model: UnigramModel, matches: list[list[tuple[int, str]]], freq
     """
     ids, scores, unk_score = model.ids, model.scores, model.unk_score
     size = len(matches)
-    piece_ids: list[int] = []
-    node_scores: list[float] = []
-    begins: list[int] = []
-    ends: list[int] = []
-    ending: list[list[int]] = [[] for _ in range(size + 1)]
-    first_of: list[int] = []
+    exp, log = math.exp, math.log
+    # per position: the nodes starting there as (score, end, piece id), and those ending there
+    # as (score, begin), each in lattice order
+    starting: list[list[tuple[float, int, int]]] = []
+    ending: list[list[tuple[float, int]]] = [[] for _ in range(size + 1)]
     for begin, here in enumerate(matches):
-        first_of.append(len(piece_ids))
+        nodes: list[tuple[float, int, int]] = []
         has_single = False
         for length, part in here:
             piece_id = ids.get(part)
             if piece_id is not None:
-                ending[begin + length].append(len(piece_ids))
-                piece_ids.append(piece_id)
-                node_scores.append(scores[piece_id])
-                begins.append(begin)
-                ends.append(begin + length)
+                score = scores[piece_id]
+                nodes.append((score, begin + length, piece_id))
+                ending[begin + length].append((score, begin))
                 if length == 1:
                     has_single = True
         if not has_single:
-            ending[begin + 1].append(len(piece_ids))
-            piece_ids.append(0)
-            node_scores.append(unk_score)
-            begins.append(begin)
-            ends.append(begin + 1)
-    first_of.append(len(piece_ids))
+            nodes.append((unk_score, begin + 1, 0))
+            ending[begin + 1].append((unk_score, begin))
+        starting.append(nodes)
     forward = [0.0] * (size + 1)
     for pos in range(1, size + 1):
-        nodes = ending[pos]
-        k = nodes[0]
-        value = node_scores[k] + forward[begins[k]]
-        for k in nodes[1:]:
-            value = _log_sum_exp(value, node_scores[k] + forward[begins[k]])
+        value = 0.0
+        first = True
+        for score, begin in ending[pos]:
+            term = score + forward[begin]
+            if first:
+                value, first = term, False
+                continue
+            low, high = (term, value) if value > term else (value, term)
+            value = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
         forward[pos] = value
     backward = [0.0] * (size + 1)
     for pos in range(size - 1, -1, -1):
-        first = first_of[pos]
-        value = node_scores[first] + backward[ends[first]]
-        for k in range(first + 1, first_of[pos + 1]):
-            value = _log_sum_exp(value, node_scores[k] + backward[ends[k]])
+        value = 0.0
+        first = True
+        for score, end, _ in starting[pos]:
+            term = score + backward[end]
+            if first:
+                value, first = term, False
+                continue
+            low, high = (term, value) if value > term else (value, term)
+            value = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
         backward[pos] = value
     z = forward[size]
-    exp = math.exp
-    for k, piece_id in enumerate(piece_ids):
-        expected[piece_id] += freq * exp(forward[begins[k]] + node_scores[k] + backward[ends[k]] - z)
+    for begin, nodes in enumerate(starting):
+        a = forward[begin]
+        for score, end, piece_id in nodes:
+            expected[piece_id] += freq * exp(a + score + backward[end] - z)
     return freq * z
-
-
-def _log_sum_exp(x: float, y: float) -> float:
-    low, high = (y, x) if x > y else (x, y)
-    if high > low + 50.0:
-        return high
-    return high + math.log(math.exp(low - high) + 1.0)
 
 
 class HfLattice(Lattice):
