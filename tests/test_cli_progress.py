@@ -3,6 +3,7 @@ and tokenize-corpus refusing a Ray address that cannot be reached, in one line a
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -92,18 +93,22 @@ def test_count_progress_moves_per_file_to_100(ref, tmp_path: Path):
     assert [int(line.split("\t")[0]) for line in done.stdout.splitlines()] == [*expected, sum(expected)]
 
 
-def test_count_progress_moves_within_one_large_file_on_one_worker(ref, tmp_path: Path):
+def test_count_progress_moves_within_one_large_file_on_one_worker(ref, tmp_path: Path, capsys, monkeypatch):
     """A file counted in one piece would show 0 % until it is done: the shared count's steps
-    (`parallel.long_text.STEPS`) move the meter on, and the counts stay HF's."""
+    (`parallel.long_text.STEPS`) move the meter on, and the counts stay HF's. In this process,
+    with every update drawn (the meter's 0.1 s between draws would make the test depend on speed)."""
+    from polytok.cli import main as cli
+
+    monkeypatch.setattr(cli, "Progress", functools.partial(Progress, interval=0.0))
     big = tmp_path / "big.txt"
     lines = [f"Line {i}: the quick brown fox jumps over {i % 97} lazy dogs, again.\n" for i in range(20_000)]
     big.write_text("".join(lines), encoding="utf-8", newline="")
-    done = run("count", "gpt2", str(big), "--workers", "1", "--progress")
-    assert done.returncode == 0, done.stderr
-    shown = percents(done.stderr)
-    assert len({p for p in shown if p < 100.0}) >= 4 and shown[-1] == 100.0 and shown == sorted(shown), shown
-    assert " tokens  " in meter_lines(done.stderr)[-1]
-    assert int(done.stdout.split("\t")[0]) == len(ref.encode(big.read_text(encoding="utf-8")).ids)
+    assert cli.main(["count", "gpt2", str(big), "--workers", "1", "--progress"]) == 0
+    done = capsys.readouterr()
+    shown = percents(done.err)
+    assert len({p for p in shown if p < 100.0}) >= 10 and shown[-1] == 100.0 and shown == sorted(shown), shown
+    assert " tokens  " in meter_lines(done.err)[-1]
+    assert int(done.out.split("\t")[0]) == len(ref.encode(big.read_text(encoding="utf-8")).ids)
 
 
 @pytest.mark.parametrize("names", [[0, 1, 2], [2]])
@@ -177,14 +182,18 @@ class _Peer:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(4)
+        self.sock.settimeout(0.05)
         self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
-        self.answer, self.conns = answer, []
-        threading.Thread(target=self._serve, daemon=True).start()
+        self.answer, self.conns, self.stopping = answer, [], threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
 
     def _serve(self) -> None:
-        while True:
+        while not self.stopping.is_set():
             try:
                 conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
             self.conns.append(conn)
@@ -192,6 +201,9 @@ class _Peer:
                 conn.sendall(self.answer)
 
     def close(self) -> None:
+        """Stop and join the thread: a thread left running makes `parallel.can_fork` refuse in later tests."""
+        self.stopping.set()
+        self.thread.join()
         for conn in self.conns:
             conn.close()
         self.sock.close()

@@ -44,9 +44,14 @@ def available_workers() -> int:
 
 def can_fork() -> bool:
     """True when workers can be forked safely (see the module notes)."""
+    return has_fork() and threading.active_count() == 1
+
+
+def has_fork() -> bool:
+    """True where ``fork`` exists (`shared_ints` needs it, even when nothing is forked)."""
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 def outcome(fn: Callable[[Any], Any], item: Any) -> tuple[bool, Any]:

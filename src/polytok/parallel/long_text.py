@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import EmptyMatchError
 from ..gc_pause import gc_paused
 from ..special import SpecialTokens
-from .fork import can_fork, run_shared
+from .fork import can_fork, has_fork, run_shared
 from .resumable_scan import Scanner, scanner_for
 from .shares import Layout, Part, ZoneClaims, cost, layout
 
@@ -295,8 +295,8 @@ def _shared_work(tok: Tokenizer, texts: list[str], add_special: bool, special: A
     scanner = scanner_for(tok)
     if scanner is None or sum(map(len, texts)) < MIN_CHARS:
         return None
-    if workers < 2 and on_done is None or not can_fork():  # one worker still shares the claims' memory
-        return None
+    if workers < 2 and (on_done is None or not has_fork()) or workers >= 2 and not can_fork():
+        return None  # (one worker forks nothing, but its claims live in shared memory)
     try:
         parse = SpecialTokens(tok.default_special if special is None else special) is SpecialTokens.PARSE
     except ValueError:  # not a policy: the caller's encode in one process names it
