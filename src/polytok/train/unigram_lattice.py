@@ -19,10 +19,11 @@ is float64 throughout.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .sentencepiece_lattice import Lattice, Node
 
-__all__ = ["UnigramModel", "HfLattice", "add_expected"]
+__all__ = ["UnigramModel", "HfLattice", "add_expected", "viterbi_ids"]
 
 _UNK_PENALTY = 10.0
 _MAX_AGENDA = 100_000
@@ -151,6 +152,55 @@ def add_expected(model: UnigramModel, matches: list[list[tuple[int, str]]], freq
         for score, end, piece_id in nodes:
             expected[piece_id] += freq * exp(a + score + backward[end] - z)
     return freq * z
+
+
+def viterbi_ids(model: UnigramModel, matches: list[list[tuple[int, str]]]) -> list[int]:
+    """The piece ids of ``viterbi`` on the lattice of a text with `matches` (see
+    `UnigramModel.lattice`), without building nodes: the same scores and tie rule."""
+    ids, scores, unk_score = model.ids, model.scores, model.unk_score
+    size = len(matches)
+    # a node: [score, piece id, backtrace score, previous node]; bos is the first
+    bos: list[Any] = [0.0, -1, 0.0, None]
+    ending: list[list[list[Any]]] = [[] for _ in range(size + 1)]
+    ending[0].append(bos)
+    for begin, here in enumerate(matches):
+        lefts = ending[begin]
+        has_single = False
+        starting: list[list[Any]] = []
+        for length, part in here:
+            piece_id = ids.get(part)
+            if piece_id is not None:
+                node = [scores[piece_id], piece_id, 0.0, None]
+                starting.append(node)
+                ending[begin + length].append(node)
+                if length == 1:
+                    has_single = True
+        if not has_single:
+            node = [unk_score, 0, 0.0, None]
+            starting.append(node)
+            ending[begin + 1].append(node)
+        for right in starting:
+            right_score = right[0]
+            best: list[Any] | None = None
+            best_score = 0.0
+            for left in lefts:
+                score = left[2] + right_score
+                if best is None or score > best_score:
+                    best, best_score = left, score
+            right[3] = best
+            right[2] = best_score
+    best = None
+    best_score = 0.0
+    for left in ending[size]:
+        score = left[2] + 0.0
+        if best is None or score > best_score:
+            best, best_score = left, score
+    path: list[int] = []
+    while best is not None and best[3] is not None:
+        path.append(best[1])
+        best = best[3]
+    path.reverse()
+    return path
 
 
 class HfLattice(Lattice):

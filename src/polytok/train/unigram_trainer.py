@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import PolytokError
-from .unigram_lattice import UnigramModel, add_expected
+from .unigram_lattice import UnigramModel, add_expected, viterbi_ids
 from .unigram_seeds import seed_pieces
 
 __all__ = ["UnigramTrainer", "UnigramResult", "digamma"]
@@ -130,11 +130,11 @@ class UnigramTrainer:
         vsum = 0.0
         freq = [0.0] * size
         inverted: list[list[int]] = [[] for _ in range(size)]
-        for number, (word, count) in enumerate(sentences):
+        for number, (_, count) in enumerate(sentences):
             vsum += count
-            for node in model.lattice(word, matches[number]).viterbi()[0]:
-                freq[node.id] += count
-                inverted[node.id].append(number)
+            for piece_id in viterbi_ids(model, matches[number]):
+                freq[piece_id] += count
+                inverted[piece_id].append(number)
         total = 0.0
         for value in freq:
             total += value
