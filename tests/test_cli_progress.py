@@ -147,7 +147,8 @@ def unused_port() -> int:
 
 
 @pytest.mark.parametrize("address", [f"127.0.0.1:{unused_port()}", f"ray://127.0.0.1:{unused_port()}",
-                                     "no-such-host.invalid:6379", "ray://no-such-host.invalid:10001"])
+                                     "no-such-host.invalid:6379", "ray://no-such-host.invalid:10001"],
+                         ids=["unused-port", "ray-unused-port", "no-such-host", "ray-no-such-host"])
 def test_an_unreachable_ray_address_fails_at_once_in_one_line(files: list[Path], tmp_path: Path, address: str):
     """Ray itself retries an unreachable head for minutes; the subprocess's timeout would fail this test."""
     pytest.importorskip("ray")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixtures import bench_slice
+from fixtures import bench_slice, fixture_path
 
 from polytok.cli.main import main
 
@@ -38,5 +38,8 @@ def test_wordlevel_and_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = tmp_path / "wl.json"
     assert main(["train", str(corpus), "--model", "wordlevel", "--vocab-size", "10", "--out", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"] == {"a": 0, "b": 1, "c": 2}
-    assert main(["train", str(corpus), "--model", "unigram", "--vocab-size", "10", "--out", str(out)]) == 2
-    assert "unigram" in capsys.readouterr().err
+    capsys.readouterr()
+    spm_model = str(fixture_path("spm-botchan-bpe-1000", "spm.model"))
+    assert main(["train", str(corpus), "--from", spm_model, "--vocab-size", "10", "--out", str(out)]) == 1
+    assert "needs the tokenizer.json" in capsys.readouterr().err
+
