@@ -73,7 +73,7 @@ def run_polytok(case: str, lines: list[str], size: int) -> tuple[float, Any]:
     else:
         from polytok.train.sentencepiece_trainer import train_sentencepiece
 
-        model = train_sentencepiece(lines, model_type=case.removeprefix("spm-"), vocab_size=size)
+        model = train_sentencepiece(lines, model_type=case.removeprefix("spm-"), vocab_size=size, num_threads=1)
         return time.perf_counter() - start, _spm_pieces(model)
     return time.perf_counter() - start, data["model"]
 

@@ -5,8 +5,9 @@ read and counted on its own, by this process, forked workers
 arrive. Memory holds the word table and one split per worker, never the corpus; a sum does
 not depend on the order the tables arrive in, so any number of workers gives one table.
 
-A text file's documents are its lines without their line ends, as the corpus engine reads
-them (HF's ``Tokenizer.train`` on files keeps the line ends).
+A text file's documents are its lines with their line ends, as HF's ``Tokenizer.train`` reads
+files (Rust's ``read_line``: ``"\\n"`` and ``"\\r\\n"`` kept, the last line as it ends); a line that
+is not UTF-8 stops the training, naming the file and byte offset, as HF's reading fails there.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from ..corpus.readers import Split, check_parquet_column, input_kind, parquet_rows, read_split
+from ..corpus.readers import (
+    MAX_LINE_BYTES,
+    Split,
+    check_parquet_column,
+    input_kind,
+    parquet_rows,
+    read_split,
+    split_lines,
+)
 from ..errors import FormatError
 from .word_counts import WordSplitter, count_words
 
@@ -47,8 +56,22 @@ def plan_splits(paths: list[str], split_bytes: int = SPLIT_BYTES, input_format: 
 
 
 def _count_split(split: Split, words_of: WordSplitter, field: str, column: str) -> dict[str, int]:
+    if split.kind == "text":
+        return count_words(_text_lines(split), words_of)
     docs, _, _ = read_split(split, field, column)
     return count_words(docs, words_of)
+
+
+def _text_lines(split: Split) -> Iterable[str]:
+    """The lines of a text file's split, line ends kept."""
+    for offset, line in split_lines(split.path, split.start, split.end):
+        if isinstance(line, int):
+            raise FormatError(f"a line of {line} bytes, longer than the {MAX_LINE_BYTES} read at most",
+                              file=split.path, offset=offset)
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"not UTF-8 text ({exc.reason})", file=split.path, offset=offset + exc.start) from None
 
 
 def count_splits(splits: list[Split], words_of: WordSplitter, *, workers: int = 1, engine: str = "local",
