@@ -5,7 +5,8 @@
     python bench/train_bench.py --cases gpt2-bpe --chars 2000000 --hf-threads 1
 
 One case per trainer and pipeline: HF tokenizers' BpeTrainer on a byte-level (gpt2's
-pipeline) and a Metaspace pipeline, its WordPieceTrainer on BERT's pre-tokenizer, and
+pipeline) and a Metaspace pipeline, its WordPieceTrainer on BERT's pre-tokenizer, its UnigramTrainer on
+a Metaspace pipeline (compared by pieces: HF sums floats in hash order), and
 sentencepiece's spm_train (BPE, unigram) when polytok's SentencePiece trainer is present.
 Each engine trains from the corpus's lines, counting included, in a fresh process
 (``--worker``), the rounds interleaved; the best round counts. The table gives seconds
@@ -33,6 +34,7 @@ CASES = {
     "gpt2-bpe": 8000,  # train_new on gpt2's pipeline
     "metaspace-bpe": 8000,
     "bert-wordpiece": 8000,
+    "metaspace-unigram": 8000,
     "spm-bpe": 4000,
     "spm-unigram": 4000,
 }
@@ -48,6 +50,12 @@ def metaspace_json() -> dict[str, Any]:
     meta = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}
     return {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": meta, "post_processor": None,
             "decoder": meta, "model": {"type": "BPE", "vocab": {}, "merges": []}}
+
+
+def unigram_json() -> dict[str, Any]:
+    data = metaspace_json()
+    data["model"] = {"type": "Unigram", "unk_id": None, "vocab": []}
+    return data
 
 
 def bert_json() -> dict[str, Any]:
@@ -67,6 +75,10 @@ def run_polytok(case: str, lines: list[str], size: int) -> tuple[float, Any]:
         data = polytok.load(str(GPT2)).train_new(lines, size).data  # type: ignore[attr-defined]
     elif case == "metaspace-bpe":
         data = polytok.train(lines, metaspace_json(), BpeTrainer(vocab_size=size)).data  # type: ignore[attr-defined]
+    elif case == "metaspace-unigram":
+        from polytok.train.unigram_trainer import UnigramTrainer
+
+        data = polytok.train(lines, unigram_json(), UnigramTrainer(vocab_size=size, unk_token="<unk>")).data  # type: ignore[attr-defined]
     elif case == "bert-wordpiece":
         data = polytok.train(lines, bert_json(), WordPieceTrainer(vocab_size=size,  # type: ignore[attr-defined]
                                                                   special_tokens=["[UNK]"])).data
@@ -103,6 +115,9 @@ def run_reference(case: str, lines: list[str], size: int) -> tuple[float, Any]:
     elif case == "metaspace-bpe":
         tok = tokenizers.Tokenizer.from_str(json.dumps(metaspace_json()))
         trainer = trainers.BpeTrainer(vocab_size=size, show_progress=False)
+    elif case == "metaspace-unigram":
+        tok = tokenizers.Tokenizer.from_str(json.dumps(unigram_json()))
+        trainer = trainers.UnigramTrainer(vocab_size=size, unk_token="<unk>", show_progress=False)
     else:
         tok = tokenizers.Tokenizer.from_str(json.dumps(bert_json()))
         trainer = trainers.WordPieceTrainer(vocab_size=size, special_tokens=["[UNK]"], show_progress=False)
@@ -120,7 +135,9 @@ def _spm_pieces(model: bytes) -> list[str]:
 def worker(engine: str, case: str, corpus: str, chars: int) -> None:
     lines = corpus_lines(corpus, chars)
     seconds, result = (run_polytok if engine == "polytok" else run_reference)(case, lines, CASES[case])
-    if isinstance(result, dict):  # the trained part of the model: its other options come from the pipeline
+    if isinstance(result, dict) and case.endswith("unigram"):  # the set of pieces: HF's float sums, and with
+        result = sorted(piece for piece, _ in result["vocab"])  # them equal scores' order, follow hash order
+    elif isinstance(result, dict):  # the trained part of the model: its other options come from the pipeline
         result = {"vocab": result["vocab"], "merges": result.get("merges")}
     digest = json.dumps(result, ensure_ascii=False)
     print(json.dumps({"seconds": seconds, "result": digest}))
