@@ -103,9 +103,11 @@ def test_a_missing_dependency_of_a_writer_is_not_hidden(monkeypatch):
         directions.WRITERS[("sentencepiece", "hf")]("x.model", "out")
 
 
-def test_pre_and_base_are_for_a_gguf_target_only(tmp_path, capsys):
-    code, _, err = run(capsys, SYNTHETIC / "arctic" / "tokenizer.model", tmp_path / "hf", "--pre", "llama-bpe")
-    assert code == 1 and "--pre and --base apply to a GGUF target only (this conversion writes hf)" in err
+@pytest.mark.parametrize("option", [["--pre", "llama-bpe"], ["--like-converter"]])
+def test_gguf_options_are_for_a_gguf_target_only(tmp_path, capsys, option):
+    code, _, err = run(capsys, SYNTHETIC / "arctic" / "tokenizer.model", tmp_path / "hf", *option)
+    assert code == 1 and "--pre, --base and --like-converter apply to a GGUF target only (this conversion " \
+        "writes hf)" in err
 
 
 # --- the old usage: MODEL_DIR OUT.gguf ----------------------------------------------------------------

@@ -17,6 +17,13 @@ naming the architecture, or one of tests/data/convert/), this script
    converter wrote (`polytok.convert.converter.metadata_digests`) and the converter's
    redefinition warnings; then one row per text and mode.
 
+polytok's converter compared with llama.cpp's is run with ``like_converter=True``. By
+default polytok writes some folders otherwise (the scores of a Llama tokenizer.json from
+its merge ranks, an exact structural pre type over the hash's), so that llama.cpp
+tokenizes them as HF does; ``--default NAME ...`` writes, for each such folder,
+``tests/golden/convert/default/<name>.jsonl.gz``: the same header for polytok's default
+GGUF (its digests) and llama.cpp's rows on it (no converter or torch needed).
+
 No GGUF or vocabulary is written to the repository (GitHub-origin fixtures).
 Run: ``python tools/gen_convert_goldens.py [--converter-python PY] [NAME ...]``.
 """
@@ -115,7 +122,7 @@ def generate(name: str, python: str, work: Path) -> int:
     folder, shas = build_folder(name, work)
     theirs, ours = work / f"{name}.llama.gguf", work / f"{name}.polytok.gguf"
     warnings = run_converter(python, folder, theirs)
-    report = to_gguf(folder, ours)
+    report = to_gguf(folder, ours, like_converter=True)
     llama_outputs(theirs, work / f"{name}.llama.json")
     llama_outputs(ours, work / f"{name}.polytok.json")
     a = json.loads((work / f"{name}.llama.json").read_text(encoding="utf-8"))
@@ -141,6 +148,30 @@ def generate(name: str, python: str, work: Path) -> int:
     return 1 if bad or differing else 0
 
 
+def generate_default(name: str, work: Path) -> int:
+    """llama.cpp's rows on polytok's default GGUF of `name` (module notes)."""
+    import llama_cpp
+
+    from polytok.convert.converter import metadata_digests, to_gguf
+
+    folder, shas = build_folder(name, work)
+    ours = work / f"{name}.default.gguf"
+    report = to_gguf(folder, ours)
+    llama_outputs(ours, work / f"{name}.default.json")
+    got = json.loads((work / f"{name}.default.json").read_text(encoding="utf-8"))
+    header = {"engine": "llama-cpp-python", "version": llama_cpp.__version__,
+              "converter": "polytok.convert.converter.to_gguf (default: like_converter=False)",
+              "folder": name, "inputs": shas, "config_json": (folder / "config.json").read_text(encoding="utf-8"),
+              "digests": metadata_digests(ours), "facts": got["facts"],
+              "polytok_redefinitions": [r.__dict__ for r in report.redefinitions]}
+    out = OUT / "default"
+    out.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [header] + got["rows"]).encode("utf-8")
+    (out / f"{name}.jsonl.gz").write_bytes(gzip.compress(data, mtime=0))
+    print(f"{name}: {len(got['rows'])} rows of llama.cpp on polytok's default GGUF", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     global LLAMA_CPP
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -149,6 +180,8 @@ def main() -> int:
                     help="a python with torch (and protobuf) installed, for convert_hf_to_gguf.py")
     ap.add_argument("--llama-cpp", type=Path, default=LLAMA_CPP,
                     help="the llama.cpp tree of the llama-cpp-python 0.3.36 sdist (vendor/llama.cpp)")
+    ap.add_argument("--default", action="store_true",
+                    help="llama.cpp's rows on polytok's default GGUF of each NAME (tests/golden/convert/default/)")
     ap.add_argument("--llama", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.llama:
@@ -157,6 +190,8 @@ def main() -> int:
     LLAMA_CPP = args.llama_cpp
     work = Path(tempfile.mkdtemp(prefix="polytok-convert-"))
     try:
+        if args.default:
+            return max(generate_default(name, work) for name in args.names)
         return max(generate(name, args.converter_python, work) for name in args.names)
     finally:
         shutil.rmtree(work, ignore_errors=True)

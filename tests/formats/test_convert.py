@@ -4,8 +4,10 @@ The goldens hold, per model folder, the per-key digests of the tokenizer metadat
 llama.cpp's converter (llama-cpp-python 0.3.36 sdist) wrote, and llama.cpp's ids
 and detokenized bytes for the shared edge texts and long-text slices in three
 modes; the generator asserted that llama.cpp gives exactly the same for
-polytok's GGUF. Here (no llama.cpp needed) polytok's GGUF must carry the same
-metadata and polytok reading it must give the golden ids and bytes. Fixture
+polytok's GGUF. Here (no llama.cpp needed) polytok's GGUF, written with ``like_converter=True``, must carry the same
+metadata and polytok reading it must give the golden ids and bytes (polytok's
+default GGUF, which differs for a few folders so that llama.cpp tokenizes them as HF
+does, is held to llama.cpp in test_convert_default.py). Fixture
 folders whose files are absent are skipped, saying so; the synthetic
 redefinition folders (tests/data/convert) always run.
 """
@@ -63,7 +65,7 @@ def converted(tmp_path_factory):
             work = tmp_path_factory.mktemp(name)
             folder = build_folder(name, header, work)
             out = work / f"{name}.gguf"
-            report = to_gguf(folder, out)
+            report = to_gguf(folder, out, like_converter=True)
             cache[name] = (header, rows, out, report)
         return cache[name][:3]
 

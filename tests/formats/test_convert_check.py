@@ -5,7 +5,9 @@ GGUF's ids to differ from the folder's tokenizer must be exactly those on which
 the engines differ: the folder's own engine run live (HF tokenizers 0.23.3 on its
 tokenizer.json, untruncated; sentencepiece 0.2.3 on its tokenizer.model)
 against llama.cpp's ids on its own converter's GGUF (tests/golden/convert, made by
-tools/gen_convert_goldens.py with llama-cpp-python 0.3.36). So every difference the
+tools/gen_convert_goldens.py with llama-cpp-python 0.3.36; polytok writing with
+``like_converter``), and on polytok's default GGUF where that differs
+(tests/golden/convert/default). So every difference the
 check excuses by name is one llama.cpp really has, and none is missed. A GGUF
 broken on purpose on each converter path must make the check fail, naming a text.
 """
@@ -21,6 +23,7 @@ from polytok.convert.texts import CHECK_TEXTS
 from polytok.errors import PolytokError
 
 from .test_convert import NAMES, build_folder, golden
+from .test_convert_default import NAMES as DEFAULT_NAMES
 
 pytest.importorskip("gguf")
 from polytok.convert.check import DIFFERENCES, ConversionCheckError
@@ -39,8 +42,26 @@ def checked(tmp_path_factory):
             header, rows = golden(name)
             work = tmp_path_factory.mktemp(name)
             folder = build_folder(name, header, work)
-            report = to_gguf(folder, work / "out.gguf")
+            report = to_gguf(folder, work / "out.gguf", like_converter=True)
             cache[name] = (header, rows, folder, report)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def checked_default(tmp_path_factory):
+    """polytok's default GGUF of a folder of tests/golden/convert/default, with llama.cpp's rows on it."""
+    from .test_convert_default import default_golden
+
+    cache: dict[str, tuple] = {}
+
+    def get(name: str):
+        if name not in cache:
+            header, rows = default_golden(name)
+            work = tmp_path_factory.mktemp(name)
+            folder = build_folder(name, header, work)
+            cache[name] = (header, rows, folder, to_gguf(folder, work / "out.gguf"))
         return cache[name]
 
     return get
@@ -80,7 +101,15 @@ def _engine(folder: Path):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_check_differs_exactly_where_llama_cpp_differs_from_the_folders_engine(name, checked):
-    header, rows, folder, report = checked(name)
+    assert_check_is_llama_cpp(*checked(name))
+
+
+@pytest.mark.parametrize("name", DEFAULT_NAMES)
+def test_check_of_default_gguf_differs_exactly_where_llama_cpp_does(name, checked_default):
+    assert_check_is_llama_cpp(*checked_default(name))
+
+
+def assert_check_is_llama_cpp(header, rows, folder, report) -> None:
     check = report.check
     engine = _engine(folder)
     modes = [(False, "text")] if (folder / "tokenizer.model").is_file() else [(True, "text"), (True, "parse")]

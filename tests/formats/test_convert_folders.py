@@ -59,7 +59,7 @@ def test_gzipped_folder_converts_as_llama_cpps_converter_did_the_plain_one(name,
     header, rows = golden(name)
     folder = gzip_all(build_folder(name, header, tmp_path))
     assert not [p for p in folder.iterdir() if not p.name.endswith(".gz")]
-    report = to_gguf(folder, tmp_path / "out.gguf")
+    report = to_gguf(folder, tmp_path / "out.gguf", like_converter=True)
     if name in ("llama3", "gpt2"):
         assert report.n_merges > 0 and report.special_ids  # what a tokenizer.json.gz lost before
     assert_like_llama_cpps_converter(name, header, rows, tmp_path / "out.gguf")
@@ -152,7 +152,7 @@ def test_folder_without_config_takes_the_path_its_tokenizer_decides(name, archit
     header, rows = golden(name)
     folder = build_folder(name, header, tmp_path)
     (folder / "config.json").unlink()  # the goldens' converter run named the architecture
-    report = to_gguf(folder, tmp_path / "out.gguf")
+    report = to_gguf(folder, tmp_path / "out.gguf", like_converter=True)
     assert report.architecture == architecture and why in (report.inferred or "")
     assert_like_llama_cpps_converter(name, header, rows, tmp_path / "out.gguf")
 

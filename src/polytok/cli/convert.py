@@ -33,7 +33,10 @@ def add_parser(sub: Any) -> dict[str, Any]:
                            "express the source exactly is refused, with each reason (--force writes the nearest "
                            "form where the writer has one: GGUF to a folder).",
                            "A model folder to a GGUF is written as llama.cpp's convert_hf_to_gguf.py would "
-                           "(needs the extra polytok[convert]); --pre and --base apply to it only."),
+                           "(needs the extra polytok[convert]), but for a Llama tokenizer.json without "
+                           "tokenizer.model the scores come from the merge ranks, so llama.cpp splits words as HF "
+                           "does (--like-converter writes the converter's -1000); --pre, --base and "
+                           "--like-converter apply to it only."),
                        epilog=examples("polytok convert model_dir/ tokenizer.gguf",
                                        "polytok convert model_dir/ out.gguf --pre llama-bpe",
                                        "polytok convert model_dir/ out.gguf --base model.gguf",
@@ -57,6 +60,9 @@ def add_parser(sub: Any) -> dict[str, Any]:
                         "pre-tokenizer's structure")
     p.add_argument("--base", default=None, metavar="FILE.gguf",
                    help="GGUF only: copy this GGUF (tensors and other keys) with its tokenizer keys replaced")
+    p.add_argument("--like-converter", action="store_true",
+                   help="GGUF only: score every entry of a Llama tokenizer.json -1000, as llama.cpp's converter "
+                        "does, instead of from the merge ranks (llama.cpp then splits words otherwise than HF)")
     return {"convert": _convert}
 
 
@@ -65,7 +71,7 @@ def _convert(args: argparse.Namespace) -> int:
 
     try:
         result = convert(args.src, args.dest, to=args.to, check_corpus=args.check_corpus, force=args.force,
-                         pre=args.pre, base=args.base)
+                         pre=args.pre, base=args.base, like_converter=args.like_converter)
     except ConversionProofError as exc:
         _show(exc.result, args.json)
         print(f"polytok: error: {exc}", file=sys.stderr)

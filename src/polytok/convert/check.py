@@ -35,11 +35,12 @@ does instead, or names the difference and does not compare that text:
 - ``added-made-user-defined``: a special added token of the tokenizer.json that is
   none of its named special tokens is USER_DEFINED in the GGUF (gguf-py
   ``LlamaHfVocab``), which llama.cpp matches even without ``parse_special``;
-- Llama HF path (``llama-hf-scores``): gguf-py's ``LlamaHfVocab`` scores every
-  piece -1000, so llama.cpp's score merges split words otherwise than the
-  tokenizer.json's ranked merges: the check compares the text the GGUF's ids spell
-  with the tokenizer.json's pieces
-  (``leading-space``: llama.cpp puts its space prefix before text that starts with
+- Llama HF path (``llama-hf-scores``): with ``like_converter``, every piece
+  scores -1000 as gguf-py's ``LlamaHfVocab`` writes it, so llama.cpp's score merges
+  split words otherwise than the tokenizer.json's ranked merges: the check compares
+  the text the GGUF's ids spell with the tokenizer.json's pieces (with the scores of
+  the merge ranks, the default, the ids are compared);
+  (``leading-space``, either way: llama.cpp puts its space prefix before text that starts with
   a space, the whole text or the text after a special token, where HF's Metaspace
   ``prepend_scheme: first`` adds none: one more space in that run);
 - BERT path (``bert-preprocess``): llama.cpp's own WordPiece preprocessing
@@ -127,7 +128,8 @@ class CheckReport:
                                                                         if known else "; no difference")
 
 
-def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, int] | None = None) -> CheckReport:
+def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, int] | None = None, *,
+               like_converter: bool = False) -> CheckReport:
     """Read `gguf_path` back and compare it with the tokenizer of `folder` (module notes).
 
     `path` is the converter's ``set_vocab`` path (``facts["path"]`` of `keys_for`);
@@ -143,13 +145,14 @@ def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, in
         written = build_tokenizer(vocab)
     except PolytokError as exc:
         raise ConversionCheckError(f"the GGUF written cannot be read back ({exc})") from None
-    return _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"]).run()
+    return _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"], like_converter).run()
 
 
 class _Check:
     def __init__(self, folder: Path, written: Tokenizer, path: str, redefined: dict[str, int],
-                 ignore_merges: bool) -> None:
+                 ignore_merges: bool, like_converter: bool) -> None:
         self.folder, self.written, self.path = folder, written, path
+        self.like_converter = like_converter  # the llama-hf path's -1000 scores, not the ranks'
         self.ignore_merges = ignore_merges  # the GGUF's, as llama.cpp loads it
         self.source = _source(folder, path)
         # the source's id of each redefined text -> the base id the converter gave it
@@ -211,7 +214,7 @@ class _Check:
     def _llama_hf(self, text: str, source: list[int], got: list[int]) -> str | None:
         # both spelled with the source's pieces: the GGUF's ids must name the same pieces
         a, b = _spelled(self.source, source), _spelled(self.source, got)
-        if a == b:
+        if a == b and self.like_converter:
             return "llama-hf-scores"
         same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
         if same > 0 and a[same - 1:same] == b[same:same + 1] == b" " and b[same + 1:] == a[same:]:

@@ -63,6 +63,12 @@ ARCHITECTURES: dict[str, tuple[str, str]] = {
 }
 
 
+_SCORES = {"ranks": "scores: from the tokenizer.json's merge ranks (llama.cpp's converter writes -1000 for "
+                     "every entry, with which llama.cpp splits words otherwise; --like-converter writes that)",
+           "converter": "scores: -1000 for every entry, as llama.cpp's converter writes them (llama.cpp joins the "
+                        "leftmost pair first and splits words otherwise than the tokenizer.json)"}
+
+
 @dataclass
 class ConversionReport:
     """What `to_gguf` wrote."""
@@ -85,6 +91,8 @@ class ConversionReport:
     check: CheckReport | None = None
     #: how ``pre`` was decided (`polytok.convert.pre_structure`)
     pre_decision: PreDecision | None = None
+    #: the Llama tokenizer.json path's scores: ``ranks`` (the merge ranks) or ``converter`` (-1000)
+    scores: str | None = None
 
     def lines(self) -> list[str]:
         """The report as text lines (what ``polytok convert`` prints)."""
@@ -97,6 +105,7 @@ class ConversionReport:
                + ", ".join(f"{k}={v}" for k, v in sorted(self.type_counts.items())),
                "special ids: " + (", ".join(f"{k}={v}" for k, v in self.special_ids.items()) or "none"),
                "add flags: " + (", ".join(f"add_{k}={v}" for k, v in self.add_flags.items()) or "none"),
+               *([_SCORES[self.scores]] if self.scores is not None else []),
                f"redefinitions: {len(self.redefinitions)}"]
         out += [f"  {r.id}: {r.old!r} -> {r.new!r} ({r.type}, {r.source})" for r in self.redefinitions]
         if self.check is not None:
@@ -169,7 +178,7 @@ def _model_name(folder: Path) -> str:
 
 
 def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str], *, pre: str | None = None,
-            base_gguf: str | os.PathLike[str] | None = None) -> ConversionReport:
+            base_gguf: str | os.PathLike[str] | None = None, like_converter: bool = False) -> ConversionReport:
     """Write the tokenizer of a Hugging Face model folder as llama.cpp's converter would.
 
     Args:
@@ -180,6 +189,9 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
             the pre-tokenizer's structure and hash (`polytok.convert.pre_structure`).
         base_gguf: write a copy of this GGUF with its tokenizer keys replaced, instead of
             a vocab-only file.
+        like_converter: for a Llama tokenizer.json without a tokenizer.model, write every
+            score -1000 as the converter does (llama.cpp then splits words otherwise than HF),
+            not the scores of the merge ranks (`polytok.convert.gguf_vocab.rank_scores`).
 
     Returns:
         The `ConversionReport` (every redefinition, the pre name, counts).
@@ -199,11 +211,12 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
     gguf_writer.require_gguf()
     hparams = _hparams(folder)
     hf_arch, arch, family, inferred = _family(folder, hparams)
-    keys, facts = keys_for(folder, family, hf_arch, hparams, pre)
+    keys, facts = keys_for(folder, family, hf_arch, hparams, pre, like_converter)
     # a copy keeps the base file's general.name; a new file gets the converter's
     head = [] if base_gguf is not None else [KeyValue(General.NAME, _model_name(folder), "str")]
     redefined = {r.new: r.id for r in facts["redefinitions"] if r.old is not None}
-    check = _write_checked(folder, Path(out_path), arch, head + keys, base_gguf, facts["path"], redefined)
+    check = _write_checked(folder, Path(out_path), arch, head + keys, base_gguf, facts["path"], redefined,
+                           facts.get("scores") == "converter")
     counts: dict[str, int] = {}
     for t in facts["types"]:
         counts[t] = counts.get(t, 0) + 1
@@ -211,16 +224,17 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
     return ConversionReport(os.fspath(out_path), arch, facts["model"], facts["pre"], facts.get("chkhsh"),
                             facts["n_tokens"], len(sv.merges), counts, dict(sv.ids), dict(sv.add),
                             facts["redefinitions"], [k.key for k in keys], inferred, check,
-                            facts.get("pre_decision"))
+                            facts.get("pre_decision"), facts.get("scores"))
 
 
 def _write_checked(folder: Path, out: Path, arch: str, keys: list[KeyValue],
-                   base_gguf: str | os.PathLike[str] | None, path: str, redefined: dict[str, int]) -> CheckReport:
+                   base_gguf: str | os.PathLike[str] | None, path: str, redefined: dict[str, int],
+                   like_converter: bool) -> CheckReport:
     """Write the GGUF beside `out`, read it back (`polytok.convert.check`), and only then move it to `out`."""
     partial = out.with_name(out.name + ".partial")
     try:
         gguf_writer.write_gguf(partial, arch, keys, base_gguf=base_gguf)
-        check = check_gguf(folder, partial, path, redefined)
+        check = check_gguf(folder, partial, path, redefined, like_converter=like_converter)
         os.replace(partial, out)
     finally:
         partial.unlink(missing_ok=True)

@@ -107,7 +107,8 @@ def _hf_to_gguf(source: str, out: str, **options: Any) -> Written:
             raise PolytokError(f"{source}: a GGUF is written from a model folder (tokenizer.json with its "
                                "config files): give the folder")
         source = str(Path(source).parent)
-    report = to_gguf(source, out, pre=options.get("pre"), base_gguf=options.get("base"))
+    report = to_gguf(source, out, pre=options.get("pre"), base_gguf=options.get("base"),
+                     like_converter=bool(options.get("like_converter")))
     return GgufWritten("gguf", out, [out], notes=report.lines()[1:], report=report)
 
 #: (source format, target format) -> the writer of that direction

@@ -135,20 +135,20 @@ def _spm_keys(folder: Path, rule: str, hparams: dict[str, Any]) -> tuple[list[Ke
                                             vocab.redefinitions)
 
 
-def _pre(tok: Any, override: str | None, folder: Path, bert: bool) -> PreDecision:
+def _pre(tok: Any, override: str | None, folder: Path, bert: bool, like_converter: bool) -> PreDecision:
     """The pre name: by the pre-tokenizer's structure, cross-checked with llama.cpp's hash table."""
     chkhsh = pre_hash(tok)
     where = str(tokenizer_json_path(folder) or folder)
     return decide(read_tokenizer_json_data(folder), chkhsh, pre_name(chkhsh), override, wordpiece=bert,
-                  where=where)
+                  where=where, like_converter=like_converter)
 
 
 def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
-              bert: bool) -> tuple[list[KeyValue], dict[str, Any]]:
+              bert: bool, like_converter: bool) -> tuple[list[KeyValue], dict[str, Any]]:
     from ..formats.hf_json import read_model_folder
 
     tok = read_model_folder(folder)
-    decision = _pre(tok, pre, folder, bert)
+    decision = _pre(tok, pre, folder, bert, like_converter)
     name = decision.name
     size = hparams.get("vocab_size")
     vocab: HfVocab = bpe_vocab(folder, tok, size if isinstance(size, int) else None)
@@ -167,19 +167,24 @@ def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
     return keys + _special_keys(sv), facts
 
 
-def _llama_hf_keys(folder: Path) -> tuple[list[KeyValue], dict[str, Any]]:
-    vocab = llama_hf_vocab(folder)
+def _llama_hf_keys(folder: Path, like_converter: bool) -> tuple[list[KeyValue], dict[str, Any]]:
+    vocab = llama_hf_vocab(folder, like_converter=like_converter)
     keys = _vocab_list_keys("llama", "default", vocab.tokens, vocab.scores, vocab.types)
     sv = read_special_vocab(folder, n_vocab=len(vocab.tokens))
-    return keys + _special_keys(sv), _facts("llama", "default", vocab.tokens, vocab.types, sv, [])
+    facts = _facts("llama", "default", vocab.tokens, vocab.types, sv, [])
+    facts["scores"] = "converter" if like_converter else "ranks"
+    return keys + _special_keys(sv), facts
 
 
 def keys_for(folder: Path, family: str, arch: str, hparams: dict[str, Any],
-             pre: str | None) -> tuple[list[KeyValue], dict[str, Any]]:
+             pre: str | None, like_converter: bool = False) -> tuple[list[KeyValue], dict[str, Any]]:
     """The tokenizer keys of `folder` for a converter `family`, and facts for the report.
 
     ``facts["path"]`` names the ``set_vocab`` path taken: ``sentencepiece`` (the folder's
-    tokenizer.model), ``llama-hf``, ``gpt2`` or ``bert`` (its tokenizer.json).
+    tokenizer.model), ``llama-hf``, ``gpt2`` or ``bert`` (its tokenizer.json). On the
+    ``llama-hf`` path the scores come from the merge ranks, or are the converter's -1000
+    with `like_converter` (``facts["scores"]`` says which); `like_converter` also keeps the
+    hash's pre name where an exact structural type would be written (`pre_structure.decide`).
     """
     has_spm = folder_files.find(folder, "tokenizer.model") is not None
     prefix = _add_prefix_key(folder) if family == "llama" else []
@@ -189,13 +194,13 @@ def keys_for(folder: Path, family: str, arch: str, hparams: dict[str, Any],
     elif tokenizer_json_path(folder) is None:
         raise FormatError("no tokenizer.model and no tokenizer.json in this folder", file=str(folder))
     elif family == "bert":
-        keys, facts = _bpe_keys(folder, hparams, pre, bert=True)
+        keys, facts = _bpe_keys(folder, hparams, pre, bert=True, like_converter=like_converter)
         path = "bert"
     elif family == "llama" and is_llama_hf(read_tokenizer_json_data(folder)):
-        keys, facts = _llama_hf_keys(folder)
+        keys, facts = _llama_hf_keys(folder, like_converter)
         path = "llama-hf"
     else:
-        keys, facts = _bpe_keys(folder, hparams, pre, bert=False)
+        keys, facts = _bpe_keys(folder, hparams, pre, bert=False, like_converter=like_converter)
         path = "gpt2"
     facts["path"] = path
     return prefix + keys, facts

@@ -12,10 +12,13 @@ Reproduces, from llama-cpp-python 0.3.36's sdist (vendor/llama.cpp):
   sha256 of their Python list repr, looked up in llama.cpp's table (the last
   matching row wins, as in its chain of ``if``); see `pre_name`;
 - ``gguf-py/gguf/vocab.py`` ``LlamaHfVocab`` (line 555; a Llama BPE with byte
-  fallback and no tokenizer.model): scores -1000, ``<0xXX>`` BYTE, the
+  fallback and no tokenizer.model): ``<0xXX>`` BYTE, the
   tokenizer's special ids CONTROL (its named tokens plus
   ``additional_special_tokens``/``extra_special_tokens``, as transformers 5.24's
-  ``all_special_ids``), added tokens past the base vocabulary appended;
+  ``all_special_ids``), added tokens past the base vocabulary appended.
+  Its scores are all -1000 (a placeholder in gguf-py); polytok writes them from
+  the merge ranks instead (`rank_scores`), with which llama.cpp splits words as
+  HF does, and -1000 only when asked (``like_converter``);
 - ``conversion/bert.py`` ``BertModel.set_vocab`` (line 40): WordPiece pieces in
   "phantom space" form (``##x`` → ``x``, else ``▁x``; CONTROL kept).
 
@@ -37,7 +40,7 @@ from ..errors import FormatError
 from ..formats import folder as folder_files
 from ..formats.redefinitions import BYTE, CONTROL, NORMAL, TYPE_NAMES, UNUSED, USER_DEFINED, Redefinition, looks_special
 
-__all__ = ["HfVocab", "tokenizer_json_path", "read_tokenizer_json_data", "bpe_vocab", "llama_hf_vocab",
+__all__ = ["HfVocab", "tokenizer_json_path", "read_tokenizer_json_data", "bpe_vocab", "llama_hf_vocab", "rank_scores",
            "bert_vocab", "pre_name", "pre_hash", "is_llama_hf", "check_text", "known_pre_names"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "gguf_pre_hashes.json"
@@ -183,8 +186,10 @@ def _special_texts(folder: Path) -> list[str]:
     return out
 
 
-def llama_hf_vocab(folder: Path) -> HfVocab:
-    """``LlamaHfVocab.all_tokens`` (module notes)."""
+def llama_hf_vocab(folder: Path, *, like_converter: bool = False) -> HfVocab:
+    """``LlamaHfVocab.all_tokens`` (module notes), scored by `rank_scores` unless `like_converter`
+    (gguf-py's -1000 for every entry, with which llama.cpp joins the leftmost pair of every word
+    first and splits words otherwise than the tokenizer.json: ``1ehe`` as ``1 eh e``, HF ``1 e he``)."""
     data = read_tokenizer_json_data(folder)
     base = _base_vocab(folder, data)
     added = _added(folder, data)
@@ -202,7 +207,31 @@ def llama_hf_vocab(folder: Path) -> HfVocab:
         text = added[i]["content"]
         tokens.append(text)
         types.append(CONTROL if text in specials else USER_DEFINED)
-    return HfVocab(tokens, types, scores=[-1000.0] * len(tokens))
+    scores = [-1000.0] * len(tokens) if like_converter else rank_scores(folder, data, tokens)
+    return HfVocab(tokens, types, scores=scores)
+
+
+def rank_scores(folder: Path, data: dict[str, Any], tokens: list[str]) -> list[float]:
+    """A score for each entry from the tokenizer.json's merge ranks, for llama.cpp's SPM session.
+
+    llama.cpp joins the adjacent pair whose joined text is the best-scored entry, the leftmost
+    among equals (llama-vocab.cpp ``llm_tokenizer_spm_session``); HF's BPE the pair of lowest
+    rank. An entry made by merges scores minus the first rank that makes it, so the order of
+    joins is the order of the ranks; every other entry (a character, a byte, a special token)
+    scores below all of them, minus the merge count and its id, in case llama.cpp can join it
+    from two pieces where the merges cannot (its joins then come last)."""
+    merges = data["model"].get("merges") or []
+    where = str(folder_files.where(folder, "tokenizer.json"))
+    if not isinstance(merges, list):
+        raise FormatError("expected a list of merges", file=where, key="model.merges")
+    first: dict[str, int] = {}
+    for rank, merge in enumerate(merges):
+        pair = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(p, str) for p in pair):
+            raise FormatError(f"merge {rank} is not a pair of tokens: {merge!r}", file=where, key="model.merges")
+        first.setdefault(pair[0] + pair[1], rank)
+    n = len(merges)
+    return [-float(first[t]) if t in first else -float(n + i) for i, t in enumerate(tokens)]
 
 
 @lru_cache(maxsize=1)

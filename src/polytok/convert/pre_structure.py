@@ -352,8 +352,12 @@ class PreDecision:
 
 
 def decide(data: dict[str, Any], chkhsh: str | None, hash_name: str | None, override: str | None, *,
-           wordpiece: bool = False, where: str | None = None) -> PreDecision:
+           wordpiece: bool = False, where: str | None = None, like_converter: bool = False) -> PreDecision:
     """The ``tokenizer.ggml.pre`` name for a tokenizer.json (`data` parsed), as the module notes say.
+
+    A hash naming a type that splits as the tokenizer but whose ``ignore_merges`` differs is
+    passed over for the first exact type, unless `like_converter` (the converter writes the
+    hash's name, and llama.cpp then merges words the tokenizer.json takes whole, or the reverse).
 
     Raises:
         FormatError: no pre type splits as the folder, the hash is unknown and `override` is
@@ -368,8 +372,12 @@ def decide(data: dict[str, Any], chkhsh: str | None, hash_name: str | None, over
     if hash_name is not None and hash_name in names:
         note = None
         if PRE_TYPES[hash_name].ignore_merges != structure_of(data).ignore_merges:
-            note = (f"{hash_name} has ignore_merges {str(PRE_TYPES[hash_name].ignore_merges).lower()}, "
-                    "the tokenizer.json the other value: llama.cpp's table row kept")
+            differs = (f"{hash_name} has ignore_merges {str(PRE_TYPES[hash_name].ignore_merges).lower()}, "
+                       "the tokenizer.json the other value")
+            if exact and not like_converter:
+                return PreDecision(exact[0], "structure", chkhsh, hash_name, tuple(exact),
+                                   f"structure wins: {differs} (--like-converter writes {hash_name})")
+            note = differs + ": llama.cpp's table row kept"
         return PreDecision(hash_name, "structure and hash", chkhsh, hash_name, tuple(names), note)
     if exact:
         note = None if hash_name is None else f"structure wins: {hash_name} does not split as this tokenizer"

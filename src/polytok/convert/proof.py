@@ -320,7 +320,8 @@ def _runnable(a: Side, b: Side, modes: list[Mode]) -> tuple[list[Mode], list[str
 
 def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str | None = None,
             check_corpus: str | os.PathLike[str] | None = None, force: bool = False, *,
-            pre: str | None = None, base: str | os.PathLike[str] | None = None) -> ConvertResult:
+            pre: str | None = None, base: str | os.PathLike[str] | None = None,
+            like_converter: bool = False) -> ConvertResult:
     """Write `src` as the format `to` (else the one `dest`'s name says) at `dest`, proven first (module notes).
 
     Args:
@@ -330,7 +331,8 @@ def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str |
         to: ``hf``, ``gguf``, ``sentencepiece``, ``tiktoken`` or ``tekken``.
         check_corpus: a file of more texts for the proof (one a line, or JSONL with ``"text"``).
         force: move the files to `dest` even when the proof finds a difference.
-        pre, base: for a GGUF target only, as `polytok.convert.converter.to_gguf`'s ``pre`` and ``base_gguf``.
+        pre, base, like_converter: for a GGUF target only, as `polytok.convert.converter.to_gguf`'s ``pre``,
+            ``base_gguf`` and ``like_converter``.
 
     Returns:
         The `ConvertResult` (``moved`` True).
@@ -341,14 +343,16 @@ def convert(src: str | os.PathLike[str], dest: str | os.PathLike[str], to: str |
         PolytokError: the direction does not exist, the formats are the same, or a file is invalid.
     """
     target = target_of(dest, to)
-    if target != "gguf" and (pre is not None or base is not None):
-        raise PolytokError("--pre and --base apply to a GGUF target only (this conversion writes "
-                           f"{target})")
+    if target != "gguf" and (pre is not None or base is not None or like_converter):
+        raise PolytokError("--pre, --base and --like-converter apply to a GGUF target only (this conversion "
+                           f"writes {target})")
     source = source_of(src, target)
     writer = writer_for(source, target)
     corpus = read_corpus(check_corpus) if check_corpus is not None else []
     options: dict[str, Any] = {k: v for k, v in (("pre", pre), ("base", None if base is None else os.fspath(base)))
                                if v is not None}
+    if like_converter:
+        options["like_converter"] = True
     if force and "force" in inspect.signature(getattr(writer, "resolve", lambda: writer)()).parameters:
         options["force"] = True  # a writer that can write its nearest form instead of refusing
     final = os.fspath(dest)
