@@ -221,3 +221,23 @@ def test_a_gguf_proof_does_not_count_what_the_check_names(bpe, tmp_path, capsys)
     written = directions.GgufWritten("gguf", str(tmp_path / "nfc.gguf"), [str(tmp_path / "nfc.gguf")])
     bare = proof.prove(source, written)
     assert not bare.identical and bare.differing()[0][1].text == "cafe\u0301"
+
+
+def test_a_gguf_proof_excuses_a_named_text_only_where_markers_are_read_as_named(bpe, tmp_path):
+    """The check names a text per way of reading markers; the proof does not excuse it in the other way."""
+    pytest.importorskip("gguf")
+    from polytok.convert.converter import to_gguf
+
+    folder = tmp_path / "nfc"
+    folder.mkdir()
+    data = json.loads(bpe.read_text(encoding="utf-8"))
+    data["normalizer"] = {"type": "NFC"}
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    report = to_gguf(folder, tmp_path / "nfc.gguf", pre="gpt-2")
+    assert {special for _, _, special, _ in report.check.differing} == {"text", "parse"}
+    report.check.differing = [d for d in report.check.differing if d[2] == "text"]
+    written = directions.GgufWritten("gguf", str(tmp_path / "nfc.gguf"), [str(tmp_path / "nfc.gguf")],
+                                     report=report)
+    result = proof.prove(directions.source_of(folder, "gguf"), written)
+    assert result.differing() and {mode[1] for mode, _ in result.differing()} == {"parse"}
+    assert {r.text for _, r in result.differing()} == {"cafe\u0301"}
