@@ -36,7 +36,7 @@ NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz
 REFUSED = {
     "baichuan": ["share the score"],
     "command-r": ["1403 entries (first 264 '\\u200d') are rendered by llama.cpp otherwise"],
-    "bert-bge": ["strip_accents", "lowercase", "prefixes '\u2581' to every word"],
+    "bert-bge": ["strip_accents", "lowercase", "no tokenizer.json puts a mark before every word"],
     "falcon": ["15 byte symbols (first '\u0103') are not entries", "'>>TITLE<<' and '<|endoftext|>' overlap"],
     "nomic-bert-moe": ["UGM", "strip the whitespace beside them"],
     "phi-3": ["64 special tokens"],

@@ -31,7 +31,7 @@ from polytok.convert.outcome import ConversionRefused  # noqa: E402
 OUTCOMES: dict[str, list[str] | None] = {
     "gpt2": None, "llama3": None, "qwen3": None,
     "llama2": None, "mistral-v3-hf-converted": None, "phi-3-mini": None,
-    "bert-base-uncased": ["strip_accents", "lowercase", "prefixes '\u2581' to every word"],
+    "bert-base-uncased": ["strip_accents", "lowercase", "no tokenizer.json puts a mark before every word"],
     "arctic": ["not an entry itself"],
     "internlm2": None,
     "llama-redefined": ["not an entry itself"],

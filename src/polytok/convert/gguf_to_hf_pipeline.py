@@ -334,8 +334,11 @@ def _wpm(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     if lowercase:
         reasons.append("WPM lowercase: llama.cpp lowers each code point by its own 1:1 table, HF's "
                        "BertNormalizer by Rust's full lowercase mapping (one code point can become two)")
-    reasons.append("WPM words: llama.cpp prefixes '\u2581' to every word, HF's Metaspace not to a word that "
-                   "already starts with '\u2581'; their punctuation, control and CJK tables differ too")
+    reasons.append("WPM words: llama.cpp prefixes '\u2581' to every word, so a word starting with a '\u2581' of "
+                   "the text is matched as '\u2581\u2581...' (an [UNK] where no entry starts so: '\u2581hello', "
+                   "'x,\u2581hello'); no tokenizer.json puts a mark before every word (Metaspace and ByteLevel "
+                   "skip a word already starting with it, Prepend marks the text once, Replace writes a fixed "
+                   "text); their punctuation, control and CJK tables differ too")
     unk = vocab.specials.ids.get("unk")
     normalizer = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
                   "strip_accents": strip_accents, "lowercase": lowercase}
