@@ -209,3 +209,28 @@ def test_gzipped_config_beside_a_vocab_txt_is_read(tmp_path):
     assert auto.encode("Hello World") != transformers.BertTokenizerFast(str(plain / "vocab.txt")).encode("Hello World")
     tok = polytok.load(packed)
     assert [tok.encode(t) for t in texts] == [auto.encode(t) for t in texts]
+
+
+def test_folder_without_config_with_an_id_gap_is_sized_by_its_highest_id(tmp_path):
+    """o200k-style ids with a gap and no config.json: the converter takes the count of texts for the
+    size and fails; polytok writes one past the highest id, the gap as [PAD<i>], and HF's ids hold."""
+    import json
+
+    tokenizers = pytest.importorskip("tokenizers")
+    folder = tmp_path / "gap"
+    folder.mkdir()
+    data = json.loads(fixture_path("gpt2", "tokenizer.json").read_text(encoding="utf-8"))
+    data["model"]["vocab"]["<|far|>"] = 50300  # a gap in the vocabulary's ids, as o200k's 199999..200018
+    data["added_tokens"] = [*data.get("added_tokens", []), {
+        "id": 50300, "content": "<|far|>", "single_word": False, "lstrip": False, "rstrip": False,
+        "normalized": False, "special": True}]
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        to_gguf(folder, tmp_path / "conv.gguf", like_converter=True)
+    assert err.value.key == "model.vocab" and "50300" in str(err.value) and "config.json" in str(err.value)
+    report = to_gguf(folder, tmp_path / "out.gguf")
+    assert report.n_tokens == 50301 and report.type_counts.get("UNUSED") == 300 - 257
+    hf = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok = polytok.load(tmp_path / "out.gguf")
+    for text in ("hello <|far|> world", "<|endoftext|><|far|>"):
+        assert tok.encode(text, add_special=False, special="parse") == hf.encode(text, add_special_tokens=False).ids

@@ -151,7 +151,7 @@ def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
     decision = _pre(tok, pre, folder, bert, like_converter)
     name = decision.name
     size = hparams.get("vocab_size")
-    vocab: HfVocab = bpe_vocab(folder, tok, size if isinstance(size, int) else None)
+    vocab: HfVocab = bpe_vocab(folder, tok, size if isinstance(size, int) else None, like_converter=like_converter)
     if bert:
         vocab = bert_vocab(vocab)
         sv = read_special_vocab(folder, n_vocab=len(vocab.tokens))

@@ -104,7 +104,11 @@ def _base_vocab(folder: Path, data: dict[str, Any]) -> dict[int, str]:
 
 
 def _merged(folder: Path, data: dict[str, Any], added: dict[int, dict[str, Any]],
-            size: int | None) -> tuple[dict[int, str], list[Redefinition], int]:
+            size: int | None, like_converter: bool = False) -> tuple[dict[int, str], list[Redefinition], int]:
+    """Base and added tokens by id, the redefinitions, and the vocabulary size: config.json's
+    ``vocab_size``; without it, the count of distinct texts (the converter's
+    ``len(tokenizer.vocab)``) with `like_converter`, else one past the highest id (ids missing
+    below it are written ``[PAD<i>]`` either way)."""
     reverse = _base_vocab(folder, data)
     redefs = []
     for id_, entry in sorted(added.items()):
@@ -113,18 +117,23 @@ def _merged(folder: Path, data: dict[str, Any], added: dict[int, dict[str, Any]]
             redefs.append(Redefinition(id_, old, entry["content"], "", "added_tokens"))
         reverse[id_] = entry["content"]
     count = len(set(reverse.values()))
-    n = count if size is None else size
-    if reverse and max(reverse) >= n:
-        raise FormatError(f"token id {max(reverse)} is outside the vocabulary size {n} (config.json vocab_size)",
-                          file=str(folder_files.where(folder, "config.json")), key="vocab_size")
+    top = max(reverse) + 1 if reverse else 0
+    n = size if size is not None else count if like_converter else max(count, top)
+    if top > n:
+        if size is not None:
+            raise FormatError(f"token id {top - 1} is outside the vocabulary size {n} (config.json vocab_size)",
+                              file=str(folder_files.where(folder, "config.json")), key="vocab_size")
+        raise FormatError(f"token id {top - 1} is past the {count} distinct tokens, which llama.cpp's converter "
+                          "takes for the vocabulary size without a config.json vocab_size (--like-converter)",
+                          file=str(folder_files.where(folder, "tokenizer.json")), key="model.vocab")
     return reverse, redefs, n
 
 
-def bpe_vocab(folder: Path, tok: Any, vocab_size: int | None) -> HfVocab:
+def bpe_vocab(folder: Path, tok: Any, vocab_size: int | None, *, like_converter: bool = False) -> HfVocab:
     """``get_vocab_base`` (module notes); `tok` is polytok's Tokenizer of the folder."""
     data = read_tokenizer_json_data(folder)
     added = _added(folder, data)
-    reverse, redefs, n = _merged(folder, data, added, vocab_size)
+    reverse, redefs, n = _merged(folder, data, added, vocab_size, like_converter)
     by_text = {e["content"]: e for e in added.values()}
     tokens, types = [], []
     for i in range(n):
