@@ -18,8 +18,9 @@ from ..errors import FormatError
 from ..formats import folder as folder_files
 from ..formats.compressed import read_bytes
 from ..formats.gguf_keys import Tokenizer, chat_template_key
-from ..formats.redefinitions import TYPE_NAMES, SpmVocab, apply, rule_for
-from .gguf_special_vocab import SpecialVocab, read_special_vocab
+from ..formats.gguf_token_attrs import LLAMA_EOG_TEXTS
+from ..formats.redefinitions import CONTROL, NORMAL, TYPE_NAMES, USER_DEFINED, SpmVocab, apply, rule_for
+from .gguf_special_vocab import SpecialVocab, match_post_processor, match_unknown, read_special_vocab
 from .gguf_vocab import (
     HfVocab,
     bert_vocab,
@@ -54,22 +55,130 @@ def _spm(folder: Path, rule: str, hparams: dict[str, Any]) -> tuple[SpmVocab, bo
     return apply(vocab, folder), bool(proto.normalizer("add_dummy_prefix"))
 
 
+_ID_KEYS = {"bos": Tokenizer.BOS_ID, "eos": Tokenizer.EOS_ID, "unk": Tokenizer.UNK_ID, "sep": Tokenizer.SEP_ID,
+            "pad": Tokenizer.PAD_ID, "mask": Tokenizer.MASK_ID, "eot": Tokenizer.EOT_ID,
+            "eom": Tokenizer.EOM_ID}  # no writer handler for cls: gguf-py skips it
+_ADD_KEYS = {"bos": Tokenizer.ADD_BOS, "eos": Tokenizer.ADD_EOS, "sep": Tokenizer.ADD_SEP}
+
+
 def _special_keys(sv: SpecialVocab) -> list[KeyValue]:
     keys: list[KeyValue] = []
     if sv.merges:
         keys.append(KeyValue(Tokenizer.MERGES, sv.merges, "str[]"))
-    id_keys = {"bos": Tokenizer.BOS_ID, "eos": Tokenizer.EOS_ID, "unk": Tokenizer.UNK_ID, "sep": Tokenizer.SEP_ID,
-               "pad": Tokenizer.PAD_ID, "mask": Tokenizer.MASK_ID, "eot": Tokenizer.EOT_ID,
-               "eom": Tokenizer.EOM_ID}  # no writer handler for cls: gguf-py skips it
-    keys += [KeyValue(id_keys[t], i, "u32") for t, i in sv.ids.items() if t in id_keys]
-    add_keys = {"bos": Tokenizer.ADD_BOS, "eos": Tokenizer.ADD_EOS, "sep": Tokenizer.ADD_SEP}
-    keys += [KeyValue(add_keys[t], v, "bool") for t, v in sv.add.items() if t in add_keys]
+    keys += _id_and_add_keys(sv)
     keys += _template_keys(sv.chat_template)
     if sv.lowercase is not None:
         keys.append(KeyValue(Tokenizer.NORMALIZER_LOWERCASE, bool(sv.lowercase), "bool"))
     if sv.strip_accents is not None:
         keys.append(KeyValue(Tokenizer.NORMALIZER_STRIP_ACCENTS, bool(sv.strip_accents), "bool"))
     return keys
+
+
+def _id_and_add_keys(sv: SpecialVocab) -> list[KeyValue]:
+    keys = [KeyValue(_ID_KEYS[t], i, "u32") for t, i in sv.ids.items() if t in _ID_KEYS]
+    return keys + [KeyValue(_ADD_KEYS[t], v, "bool") for t, v in sv.add.items() if t in _ADD_KEYS]
+
+
+def _as_hf_tokenizes(folder: Path, keys: list[KeyValue], facts: dict[str, Any]) -> list[KeyValue]:
+    """The default mode's keys (``like_converter`` off) on the tokenizer.json paths.
+
+    llama.cpp must add around a text what the tokenizer.json's post-processor adds
+    (`gguf_special_vocab.match_post_processor`: the ids it names where the configs name
+    none, the add flags it implies, or a `FormatError` for what a GGUF cannot add), and
+    on the Llama HF path put its space prefix only where the tokenizer.json puts a
+    ``▁`` before the text (`_space_prefix_key`). Keys that are already right stay as
+    the converter writes them.
+    """
+    if facts["path"] == "sentencepiece":
+        return keys
+    data = read_tokenizer_json_data(folder)
+    sv: SpecialVocab = facts["special"]
+    match_post_processor(sv, facts["model"], facts["pre"], data, str(tokenizer_json_path(folder)))
+    match_unknown(sv, facts["model"], data)
+    fresh = {k.key: k for k in _id_and_add_keys(sv)}
+    out = [fresh.pop(k.key) if k.key in fresh else k for k in keys]
+    out += fresh.values()
+    if facts["path"] == "llama-hf":
+        if all(k.key != Tokenizer.ADD_PREFIX for k in out):
+            out = _space_prefix_key(data) + out
+        _added_tokens_typed(data, out, facts)
+    _refuse_lstrip(data, facts, str(tokenizer_json_path(folder)))
+    return out
+
+
+def _added_tokens_typed(data: dict[str, Any], keys: list[KeyValue], facts: dict[str, Any]) -> None:
+    """Added tokens inside the base vocabulary typed CONTROL (special) or USER_DEFINED, not NORMAL.
+
+    HF matches every added token whole before its model runs (a special one only while
+    special tokens are parsed); gguf-py's ``LlamaHfVocab`` types only the added tokens past
+    the base vocabulary and the named special ones, so an added token that is also a piece
+    of the base vocabulary stays NORMAL, which llama.cpp's SPM session merges from smaller
+    pieces (gemma's ``<start_of_turn>``, ``<unused0>``, ``<s>``). llama.cpp matches CONTROL
+    only with ``parse_special``, as HF a special token, and USER_DEFINED in any text, as HF a
+    non-special one. An end-of-generation text is left as it is: llama.cpp makes it CONTROL
+    whatever the file says.
+    """
+    at = next((i for i, k in enumerate(keys) if k.key == Tokenizer.TOKEN_TYPE), None)
+    if at is None:
+        return
+    types = list(keys[at].value)
+    for entry in data.get("added_tokens") or []:
+        tid = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(tid, int) and 0 <= tid < len(types) and types[tid] == NORMAL \
+                and entry.get("content") not in LLAMA_EOG_TEXTS:
+            types[tid] = CONTROL if entry.get("special") else USER_DEFINED
+            facts["types"][tid] = TYPE_NAMES[types[tid]]
+    keys[at] = KeyValue(Tokenizer.TOKEN_TYPE, types, keys[at].kind)
+
+
+# llama.cpp strips the spaces before a token (LSTRIP) only by name: "<mask>" under these pre types
+# (llama-vocab.cpp llama_vocab::impl::load, "set attributes by model/tokenizer/architecture name")
+_LSTRIP_PRE = ("jina-v2-de", "jina-v2-es", "jina-v2-code")
+
+
+def _refuse_lstrip(data: dict[str, Any], facts: dict[str, Any], where: str) -> None:
+    """A `FormatError` for an added token HF matches with the spaces before it (``lstrip``).
+
+    llama.cpp gives a GGUF's tokens that attribute only by model name (`_LSTRIP_PRE`), so the
+    spaces would be tokenized as text before the token.
+    """
+    for i, entry in enumerate(data.get("added_tokens") or []):
+        if not isinstance(entry, dict) or not entry.get("lstrip"):
+            continue
+        if entry.get("content") == "<mask>" and any(p in str(facts["pre"]) for p in _LSTRIP_PRE):
+            continue
+        raise FormatError(f"added token {entry.get('content')!r} (id {entry.get('id')}) takes the spaces before "
+                          "it (lstrip): llama.cpp strips none for a GGUF's tokens (only '<mask>' under the pre "
+                          "types " + ", ".join(_LSTRIP_PRE) + ")", file=where, key=f"added_tokens.{i}.lstrip")
+
+
+def _space_prefix_key(data: dict[str, Any]) -> list[KeyValue]:
+    """``add_space_prefix`` false where the tokenizer.json puts no ``▁`` before the text.
+
+    llama.cpp's SPM session (llama-vocab.cpp ``llama_vocab::impl::tokenize``) prepends a
+    space to the text, and to the text after a special token, while ``add_space_prefix``
+    is true, its default. The tokenizer.json prepends one with a ``Prepend('▁')``
+    normalizer or a ``Metaspace`` pre-tokenizer whose ``prepend_scheme`` is ``always`` or
+    ``first`` (the default ``always``; a legacy ``add_prefix_space: false`` is ``never``);
+    with neither, the key is written false. Read only when tokenizer_config.json's
+    ``add_prefix_space`` says nothing (`_add_prefix_key`).
+    """
+    normalizers = _steps(data.get("normalizer"), "normalizers")
+    pre_tokenizers = _steps(data.get("pre_tokenizer"), "pretokenizers")
+    prepends = any(n.get("type") == "Prepend" and n.get("prepend") == "\u2581" for n in normalizers) or any(
+        p.get("type") == "Metaspace" and p.get("prepend_scheme", "never" if p.get("add_prefix_space") is False
+                                                else "always") in ("always", "first") for p in pre_tokenizers)
+    return [] if prepends else [KeyValue(Tokenizer.ADD_PREFIX, False, "bool")]
+
+
+def _steps(component: Any, inner: str) -> list[dict[str, Any]]:
+    """A normalizer or pre-tokenizer and, for a ``Sequence``, the steps inside it (nested ones too)."""
+    if not isinstance(component, dict):
+        return []
+    if component.get("type") != "Sequence":
+        return [component]
+    children = component.get(inner)
+    return [step for child in (children if isinstance(children, list) else []) for step in _steps(child, inner)]
 
 
 def _template_keys(template: str | list[dict[str, str]] | None) -> list[KeyValue]:
@@ -203,4 +312,5 @@ def keys_for(folder: Path, family: str, arch: str, hparams: dict[str, Any],
         keys, facts = _bpe_keys(folder, hparams, pre, bert=False, like_converter=like_converter)
         path = "gpt2"
     facts["path"] = path
-    return prefix + keys, facts
+    keys = prefix + keys
+    return (keys if like_converter else _as_hf_tokenizes(folder, keys, facts)), facts

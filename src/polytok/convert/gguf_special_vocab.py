@@ -10,6 +10,10 @@ with no tokenizer.json gets them only from ``config.json``'s ``<type>_token_id``
 add_bos/add_eos/add_sep come from the tokenizer.json post-processor, then from
 ``add_<type>_token``. Written to the GGUF by `polytok.convert.gguf_writer`.
 
+`match_post_processor` and `match_unknown` then change what gguf-py would write so
+that llama.cpp adds around a text what HF adds (the default mode of
+`polytok.convert.converter.to_gguf`; ``like_converter`` keeps gguf-py's keys).
+
 This is the writer side. What llama.cpp makes of a GGUF's special tokens when
 it loads one (attributes, ids found by text, the EOG set) is the reader side,
 `polytok.formats.gguf_token_attrs`.
@@ -21,9 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import FormatError, PolytokError
 from ..formats import folder as folder_files
+from ..post_processors import from_config as post_processor_from_config
+from ..pre_tokenizers.llama_pre_types import PRE_TYPES
 
-__all__ = ["SpecialVocab", "read_special_vocab"]
+__all__ = ["SpecialVocab", "read_special_vocab", "post_processor_adds", "match_post_processor", "match_unknown"]
 
 DEFAULT_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 
@@ -232,3 +239,116 @@ def _from_config(sv: SpecialVocab, folder: Path, config: dict[str, Any], added: 
             continue
         tid = next((a.get("id") for a in added if isinstance(a, dict) and a.get("content") == text), None)
         sv.set_id(typ, tid)
+
+
+# --- what HF adds around a text, as GGUF keys (the default mode of `to_gguf`) -----------------------------
+
+_TEXT = -1  # stands for the text's ids when the post-processor is run on one sequence
+# the token llama.cpp's tokenize adds on each side, by tokenizer.ggml.model (llama-vocab.cpp
+# llama_vocab::impl::tokenize): SPM and BPE add BOS / EOS as add_bos / add_eos say; WPM adds
+# BOS and SEP whatever the flags say
+_SIDES = {"llama": ("bos", "eos"), "gpt2": ("bos", "eos"), "bert": ("bos", "sep")}
+_ALWAYS = {"bert"}
+# the ids llama.cpp takes when a GGUF names none (llama_vocab::impl::load, by vocab type)
+_DEFAULT_IDS = {"llama": {"bos": 1, "eos": 2, "unk": 0}, "gpt2": {"bos": 11, "eos": 11},
+                "bert": {"bos": 101, "sep": 102, "unk": 100}}
+
+
+def post_processor_adds(tokenizer: dict[str, Any]) -> tuple[list[int], list[int]] | None:
+    """The ids the tokenizer.json's post-processor puts before and after the text of one sequence.
+
+    HF runs the post-processor on every encode with special tokens (``TemplateProcessing``'s
+    ``single``, ``RobertaProcessing`` / ``BertProcessing``'s ``cls`` and ``sep``, each step of a
+    ``Sequence``); none adds nothing. None when it cannot be run, or does not place the text
+    exactly once (the tokenizer.json's own reader reports what is wrong with it).
+    """
+    post = tokenizer.get("post_processor")
+    if post is None:
+        return [], []
+    try:
+        out = post_processor_from_config(post).process_ids([_TEXT], None, True)
+    except PolytokError:
+        return None
+    if out.count(_TEXT) != 1:
+        return None
+    at = out.index(_TEXT)
+    return out[:at], out[at + 1:]
+
+
+def match_post_processor(sv: SpecialVocab, model: str, pre: str, tokenizer: dict[str, Any], where: str) -> None:
+    """Set `sv`'s ids and add flags so that llama.cpp adds what the tokenizer.json's post-processor adds.
+
+    `model` and `pre` are the GGUF's ``tokenizer.ggml.model`` (``llama``, ``gpt2`` or
+    ``bert``) and ``tokenizer.ggml.pre``. llama.cpp adds at most one token before the text
+    (BOS) and one after (EOS; SEP for WordPiece, which adds both whatever the flags say).
+    The ids are taken from the post-processor wherever the config files name none (or a
+    different one), and the add flags follow what it adds. A key already right, or absent
+    where llama.cpp's default for the vocab type and pre type is right, is left as gguf-py's
+    ``SpecialVocab`` has it.
+
+    Raises:
+        FormatError: the post-processor adds what a GGUF cannot express (`where` is the
+            tokenizer.json; the message names the tokens).
+    """
+    adds = post_processor_adds(tokenizer)
+    if adds is None or model not in _SIDES:
+        return
+    for side, ids, typ in zip(("before", "after"), adds, _SIDES[model], strict=True):
+        always = model in _ALWAYS
+        if len(ids) > 1 or (always and not ids):
+            names = " ".join(_token_text(tokenizer, i) for i in ids) or "none"
+            raise FormatError(f"the post-processor adds {len(ids)} token{'s' if len(ids) != 1 else ''} {side} "
+                              f"the text ({names}); a GGUF adds {'exactly' if always else 'at most'} one "
+                              f"({typ.upper()}) there", file=where, key="post_processor")
+        if ids and sv.ids.get(typ, _default_id(model, pre, typ)) != ids[0]:
+            sv.ids[typ] = ids[0]
+        if not always and sv.add.get(typ, _default_add(model, pre, typ)) != bool(ids):
+            sv.add[typ] = bool(ids)
+
+
+def match_unknown(sv: SpecialVocab, model: str, tokenizer: dict[str, Any]) -> None:
+    """Set `sv`'s unk id to the tokenizer.json model's ``unk_token`` where the configs name none.
+
+    HF's model puts the unknown token for what its vocabulary lacks (WordPiece a word, BPE
+    without byte fallback a character); llama.cpp puts its own default id (100 for WordPiece,
+    0 for SentencePiece) when the GGUF names none, and gguf-py finds an id only through a
+    config's ``unk_token``.
+    """
+    if "unk" in sv.ids or model not in _DEFAULT_IDS:
+        return
+    body = tokenizer.get("model")
+    name = body.get("unk_token") if isinstance(body, dict) else None
+    vocab = body.get("vocab") if isinstance(body, dict) else None
+    tid = vocab.get(name) if isinstance(name, str) and isinstance(vocab, dict) else None
+    if isinstance(tid, int) and tid != _DEFAULT_IDS[model].get("unk"):
+        sv.set_id("unk", tid)
+
+
+def _default_id(model: str, pre: str, typ: str) -> int | None:
+    found = PRE_TYPES.get(pre) if model == "gpt2" else None
+    return None if found is not None and found.bos_none and typ == "bos" else _DEFAULT_IDS[model].get(typ)
+
+
+def _default_add(model: str, pre: str, typ: str) -> bool:
+    """llama.cpp's add_bos / add_eos without the key: SPM adds BOS, BPE as its pre type says."""
+    if typ != "bos":
+        return False
+    if model == "llama":
+        return True
+    found = PRE_TYPES.get(pre) if model == "gpt2" else None
+    return bool(found is not None and found.add_bos)
+
+
+def _token_text(tokenizer: dict[str, Any], tid: int) -> str:
+    for entry in tokenizer.get("added_tokens") or []:
+        if isinstance(entry, dict) and entry.get("id") == tid and isinstance(entry.get("content"), str):
+            return str(entry["content"])
+    model = tokenizer.get("model")
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(vocab, dict):
+        found = next((piece for piece, i in vocab.items() if i == tid), None)
+        if isinstance(found, str):
+            return found
+    elif isinstance(vocab, list) and 0 <= tid < len(vocab) and isinstance(vocab[tid], list) and vocab[tid]:
+        return str(vocab[tid][0])
+    return f"id {tid}"
