@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.gguf import GGUFVocab, read_gguf_vocab
-from .gguf_to_hf_pipeline import decode_differences, stages_of
+from .gguf_to_hf_pipeline import decode_differences, stages_of, unreachable_renames
 from .gguf_to_hf_specials import added_tokens, post_processor, special_tokens_map, tokenizer_config
 from .outcome import ConversionRefused, Written
 
@@ -39,6 +39,16 @@ def hf_tokenizer_json(vocab: GGUFVocab) -> tuple[dict[str, Any], dict[str, Any],
                  "post_processor": post_processor(vocab), "decoder": stages.get("decoder"),
                  "model": stages.get("model")}
     return tokenizer, tokenizer_config(vocab, added), reasons
+
+
+def _renamed_note(vocab: GGUFVocab) -> list[str]:
+    renames = unreachable_renames(vocab)
+    if not renames:
+        return []
+    first = min(renames)
+    return [f"{len(renames)} entries no text reaches (first {first} {vocab.texts[first]!r}) are written under the "
+            f"byte symbols of llama.cpp's rendering of them ({renames[first]!r}), which HF's ByteLevel decoder "
+            "gives as llama.cpp does: id_to_token shows that text"]
 
 
 def write_hf_folder(source: str, out_dir: str, *, force: bool = False) -> Written:
@@ -64,5 +74,6 @@ def write_hf_folder(source: str, out_dir: str, *, force: bool = False) -> Writte
         partial.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         os.replace(partial, path)
         files.append(str(path))
-    notes = [f"not exact (forced): {r}" for r in reasons] + decode_differences(vocab) + list(_NOTES)
+    notes = [f"not exact (forced): {r}" for r in reasons] + decode_differences(vocab) + _renamed_note(vocab) \
+        + list(_NOTES)
     return Written(target="hf", path=str(out), files=files, notes=notes)

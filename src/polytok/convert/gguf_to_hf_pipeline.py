@@ -23,8 +23,9 @@ components cannot spell is returned as a reason:
   would render otherwise (added ones written in the byte alphabet, whose text
   llama.cpp renders; NORMAL ones holding a character outside it, for which llama.cpp
   writes an ``[UNK_BYTE_0x..]`` marker) are first rewritten to the byte symbols of
-  llama.cpp's rendering; ``clean_spaces`` is its three passes as ``Replace``
-  decoders on the fused text.
+  llama.cpp's rendering, except NORMAL ones no text reaches, which are written under
+  those byte symbols instead (`unreachable_renames`); ``clean_spaces`` is its three
+  passes as ``Replace`` decoders on the fused text.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATT
 from ..text.byte_alphabet import BYTES_TO_CHARS
 from .gguf_to_hf_regex import onig_regex
 
-__all__ = ["Stages", "stages_of", "decode_differences", "onig_literal"]
+__all__ = ["Stages", "stages_of", "decode_differences", "onig_literal", "unreachable_renames"]
 
 Stages = dict[str, Any]
 _SPACE = "\u2581"
@@ -296,6 +297,13 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     if vocab.flags["escape_whitespaces"]:
         normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": _SPACE}
     vocab_map, merges = _vocab_map(vocab, reasons), _bpe_merges(vocab)
+    renames = unreachable_renames(vocab)
+    if renames:
+        for id_, text in renames.items():
+            del vocab_map[vocab.texts[id_]]
+            vocab_map[text] = id_
+        gone = {vocab.texts[i] for i in renames}
+        merges = [m for m in merges if m[0] not in gone and m[1] not in gone and m[0] + m[1] not in gone]
     model = {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
              "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": not vocab.pre.byte_encode,
              "ignore_merges": vocab.flags["ignore_merges"], "vocab": vocab_map, "merges": merges}
@@ -364,6 +372,29 @@ def _llama_bytes(text: str) -> bytes:
     return bytes(out)
 
 
+def unreachable_renames(vocab: GGUFVocab) -> dict[int, str]:
+    """Id -> new text of the NORMAL entries of a byte-level BPE vocabulary that hold a character
+    outside the byte alphabet, written under the byte symbols of llama.cpp's rendering of them.
+
+    No text reaches such an entry in either engine: the pieces BPE starts from are byte
+    symbols, and a merge of byte-symbol texts makes a byte-symbol text. llama.cpp renders
+    one as an ``[UNK_BYTE_0x..]`` marker, which HF's ``ByteLevel`` decoder gives for its new
+    text with no decoder step of its own (Command-R has 1403). Empty when the vocabulary
+    looks a whole piece up (``ignore_merges``: a piece could spell the new text), when a new
+    text is an entry already, or for a vocabulary that is not byte-level BPE."""
+    if vocab.vocab_type != "bpe" or vocab.pre is None or not vocab.pre.byte_encode or vocab.flags["ignore_merges"]:
+        return {}
+    renames: dict[int, str] = {}
+    for id_, attr in enumerate(vocab.specials.attrs):
+        text = vocab.texts[id_]
+        if attr & ATTR_NORMAL and not attr & _ADDED and text and not all(c in _CHAR_TO_BYTE for c in text):
+            renames[id_] = "".join(BYTES_TO_CHARS[b] for b in _llama_bytes(text))
+    taken = set(vocab.token_ids)
+    if len(set(renames.values())) != len(renames) or not taken.isdisjoint(renames.values()):
+        return {}
+    return renames
+
+
 def _byte_level_renderings(vocab: GGUFVocab, reasons: list[str]) -> list[dict[str, Any]]:
     """A ``Replace`` of each entry HF's ``ByteLevel`` decoder would render otherwise than llama.cpp,
     by the byte symbols of llama.cpp's rendering: added entries written in the byte alphabet
@@ -371,9 +402,10 @@ def _byte_level_renderings(vocab: GGUFVocab, reasons: list[str]) -> list[dict[st
     outside it (llama.cpp writes a marker, ByteLevel the text). One decoder step per entry: more
     than `_MAX_RENDERINGS` is refused (every token would go through that many regex searches)."""
     found: list[tuple[int, bytes]] = []
+    renamed = unreachable_renames(vocab)
     for id_, attr in enumerate(vocab.specials.attrs):
         text = vocab.texts[id_]
-        if not text:
+        if not text or id_ in renamed:
             continue
         if attr & _ADDED:
             if all(c in _CHAR_TO_BYTE for c in text) and bytes(map(_CHAR_TO_BYTE.__getitem__, text)) != \
