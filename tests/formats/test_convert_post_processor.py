@@ -84,12 +84,13 @@ def _save(tok: Any, folder: Path, config: dict[str, Any] | None = None,
 
 
 def llama_folder(folder: Path, *, post: Any = "bos", prefix: str = "none", config: dict[str, Any] | None = None,
-                 tag: bool = False) -> Path:
+                 tag: bool = False, spaces: bool = False) -> Path:
     """A Llama tokenizer.json (byte-fallback BPE, Sequence decoder: the Llama HF path), no tokenizer.model.
 
     `prefix`: ``none`` (a Replace normalizer only, as gemma's), ``prepend`` (a Prepend('▁')
     normalizer first) or ``metaspace`` (a Metaspace pre-tokenizer, prepend_scheme always).
-    `tag`: a vocabulary piece ``<tag>`` also listed as a non-special added token.
+    `tag`: a vocabulary piece ``<tag>`` also listed as a non-special added token; `spaces`: the same
+    for ``▁▁``, as gemma's whitespace runs.
     """
     from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
 
@@ -115,9 +116,12 @@ def llama_folder(folder: Path, *, post: Any = "bos", prefix: str = "none", confi
         vocab = data["model"]["vocab"]
         for b in range(256):
             vocab[f"<0x{b:02X}>"] = len(vocab)
-        if tag:
-            vocab["<tag>"] = len(vocab)
-            data["added_tokens"].append({"id": vocab["<tag>"], "content": "<tag>", "single_word": False,
+        if spaces and "\u2581\u2581" not in vocab:  # a piece the merges make, as in gemma
+            data["model"]["merges"].append(["\u2581", "\u2581"] if data["model"]["merges"] and
+                                           isinstance(data["model"]["merges"][0], list) else "\u2581 \u2581")
+        for piece in ["<tag>"] * tag + ["\u2581\u2581"] * spaces:
+            vocab.setdefault(piece, len(vocab))
+            data["added_tokens"].append({"id": vocab[piece], "content": piece, "single_word": False,
                                          "lstrip": False, "rstrip": False, "normalized": False, "special": False})
     return _save(tok, folder, config, edit)
 
@@ -296,6 +300,26 @@ def test_non_special_added_token_in_the_vocabulary_is_matched_whole(tmp_path):
     assert tag in hf_ids(folder, "x <tag> y")
     to_gguf(folder, tmp_path / "x.gguf")
     assert_llama_cpp_adds_as_hf(folder, tmp_path / "x.gguf")
+
+
+def test_non_special_added_token_holding_the_space_mark_stays_normal(tmp_path, monkeypatch):
+    """llama.cpp renders a USER_DEFINED token's text as it is: a '▁▁' typed so would decode as '▁▁' where
+    HF's decoder gives two spaces; NORMAL, llama.cpp merges it from the spaces and decodes it as HF."""
+    folder = llama_folder(tmp_path / "f", spaces=True)
+    spaces = json.loads((folder / "tokenizer.json").read_text())["model"]["vocab"]["\u2581\u2581"]
+    report = to_gguf(folder, tmp_path / "x.gguf")
+    assert report.type_counts.get("USER_DEFINED", 0) == 0
+    hf = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tok = polytok.load(tmp_path / "x.gguf")
+    assert tok.decoder.detokenize([spaces], False, False) == hf.decode([spaces]).encode() == b"  "
+    assert_llama_cpp_adds_as_hf(folder, tmp_path / "x.gguf", [*TEXTS, "a  b"])
+    # the '▁▁' typed as such: HF matches the added token whole, llama.cpp merges 'a▁' first; the check names it
+    assert hf_ids(folder, "a\u2581\u2581b") != tok.encode("a\u2581\u2581b", add_special=True, special="parse")
+    import polytok.convert.check as check
+
+    monkeypatch.setattr(check, "CHECK_TEXTS", [*check.CHECK_TEXTS, ("typed-mark", "a\u2581\u2581b")])
+    report = to_gguf(folder, tmp_path / "y.gguf")
+    assert {(t, d) for t, _, _, d in report.check.differing} == {("typed-mark", "added-space-mark")}
 
 
 # --- the real folders -----------------------------------------------------------------------------------

@@ -32,6 +32,10 @@ does instead, or names the difference and does not compare that text:
   special (conversion/base.py ``does_token_look_special``) or is one of the
   tokenizer's named special tokens (gguf-py ``LlamaHfVocab``), or because llama.cpp
   promotes end-of-generation texts, is text to llama.cpp without ``parse_special``;
+- ``added-space-mark``: a non-special added token holding ``▁`` (gemma's whitespace
+  runs) is kept NORMAL, as llama.cpp renders a USER_DEFINED token's text as it is
+  where HF's decoder makes ``▁`` a space; HF matches it whole in text that spells
+  the ``▁`` itself, llama.cpp merges it from pieces there;
 - ``added-made-user-defined``: a special added token of the tokenizer.json that is
   none of its named special tokens is USER_DEFINED in the GGUF (gguf-py
   ``LlamaHfVocab``), which llama.cpp matches even without ``parse_special``;
@@ -87,6 +91,10 @@ DIFFERENCES = {
                        "otherwise; the pieces spell the same text",
     "leading-space": "llama.cpp puts its space prefix before text that starts with a space (the whole text, "
                      "or the text after a special token), HF's Metaspace (prepend_scheme first) does not",
+    "added-space-mark": "a non-special added token holding '\u2581' (gemma's whitespace runs) is matched whole by "
+                        "HF in text that spells the '\u2581' itself; the GGUF keeps it NORMAL (llama.cpp renders "
+                        "a USER_DEFINED token's text as it is, where HF's decoder turns '\u2581' into a space) and "
+                        "llama.cpp merges it from pieces there",
     "bert-preprocess": "llama.cpp's WordPiece preprocessing differs from HF's on combining marks, Hangul, "
                        "control and format characters and over-long words",
     "sentencepiece-modes": "sentencepiece adds no BOS/EOS and parses no markers: only add_special=False, "
@@ -145,7 +153,9 @@ def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, in
         written = build_tokenizer(vocab)
     except PolytokError as exc:
         raise ConversionCheckError(f"the GGUF written cannot be read back ({exc})") from None
-    return _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"], like_converter).run()
+    check = _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"], like_converter)
+    check.attrs = list(vocab.specials.attrs)
+    return check.run()
 
 
 class _Check:
@@ -153,6 +163,7 @@ class _Check:
                  ignore_merges: bool, like_converter: bool) -> None:
         self.folder, self.written, self.path = folder, written, path
         self.like_converter = like_converter  # the llama-hf path's -1000 scores, not the ranks'
+        self.attrs: list[int] = []  # the GGUF's token attributes, as llama.cpp loads them
         self.ignore_merges = ignore_merges  # the GGUF's, as llama.cpp loads it
         self.source = _source(folder, path)
         # the source's id of each redefined text -> the base id the converter gave it
@@ -199,6 +210,8 @@ class _Check:
             return "added-made-control"
         if special == "text" and self._added_made_user_defined(text):
             return "added-made-user-defined"
+        if self._added_space_mark(text):
+            return "added-space-mark"
         if self.path == "llama-hf":
             return self._llama_hf(text, source, got)
         if self.path == "bert" and _bert_preprocess_differs(text, self._word_limit()):
@@ -252,6 +265,16 @@ class _Check:
             value = read_tokenizer_json_data(self.folder)["model"].get("max_input_chars_per_word", 100)
             self._limit = value if isinstance(value, int) else 100
         return self._limit
+
+    def _added_space_mark(self, text: str) -> bool:
+        """The text spells a non-special added token holding '▁' that the GGUF keeps NORMAL."""
+        from ..formats.gguf_token_attrs import ATTR_NORMAL
+
+        for marker, id_ in self.source.added.content_to_id.items():
+            if "\u2581" in marker and marker in text and id_ < len(self.attrs) and self.attrs[id_] & ATTR_NORMAL \
+                    and self.source.encode(marker, add_special=False, special="text") == [id_]:
+                return True
+        return False
 
     def _added_made_user_defined(self, text: str) -> bool:
         """A special added token of the source (kept as text by ``encode_special_tokens``) that is not one of

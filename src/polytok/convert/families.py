@@ -116,7 +116,9 @@ def _added_tokens_typed(data: dict[str, Any], keys: list[KeyValue], facts: dict[
     pieces (gemma's ``<start_of_turn>``, ``<unused0>``, ``<s>``). llama.cpp matches CONTROL
     only with ``parse_special``, as HF a special token, and USER_DEFINED in any text, as HF a
     non-special one. An end-of-generation text is left as it is: llama.cpp makes it CONTROL
-    whatever the file says.
+    whatever the file says; so is a non-special one holding a ``▁``: llama.cpp renders a
+    USER_DEFINED token's text as it is, HF's decoder turns its ``▁`` into a space (gemma's
+    whitespace runs, which llama.cpp merges from ``▁`` pieces as the text spells them).
     """
     at = next((i for i, k in enumerate(keys) if k.key == Tokenizer.TOKEN_TYPE), None)
     if at is None:
@@ -124,8 +126,10 @@ def _added_tokens_typed(data: dict[str, Any], keys: list[KeyValue], facts: dict[
     types = list(keys[at].value)
     for entry in data.get("added_tokens") or []:
         tid = entry.get("id") if isinstance(entry, dict) else None
+        content = entry.get("content") if isinstance(entry, dict) else None
         if isinstance(tid, int) and 0 <= tid < len(types) and types[tid] == NORMAL \
-                and entry.get("content") not in LLAMA_EOG_TEXTS:
+                and content not in LLAMA_EOG_TEXTS \
+                and (entry.get("special") or "\u2581" not in str(content)):
             types[tid] = CONTROL if entry.get("special") else USER_DEFINED
             facts["types"][tid] = TYPE_NAMES[types[tid]]
     keys[at] = KeyValue(Tokenizer.TOKEN_TYPE, types, keys[at].kind)
