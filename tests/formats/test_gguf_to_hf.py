@@ -34,7 +34,6 @@ NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in GOLDEN.glob("*.jsonl.gz
 
 # vocabulary -> a phrase of each reason its conversion is refused for
 REFUSED = {
-    "baichuan": ["share the score"],
     "bert-bge": ["strip_accents", "lowercase", "no tokenizer.json puts a mark before every word"],
     "falcon": ["15 byte symbols (first '\u0103') are not entries", "'>>TITLE<<' and '<|endoftext|>' overlap"],
     "nomic-bert-moe": ["UGM", "strip the whitespace beside them"],
@@ -125,7 +124,7 @@ def test_the_goldens_split_into_exact_and_refused():
     assert len(NAMES) == 19 and set(REFUSED) <= set(NAMES)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in ("bert-bge", "baichuan") else pytest.mark.slow)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in ("bert-bge", "refact") else pytest.mark.slow)
                                   for n in sorted(REFUSED)])
 def test_refused_vocabulary_names_each_reason_and_writes_nothing(name, tmp_path):
     source = gguf_vocab_path(name)
@@ -148,7 +147,7 @@ def test_spm_ids_equal_llama_cpp_and_decode_differs_only_as_named(written):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["baichuan", "falcon", "phi-3", "refact", "starcoder"])
+@pytest.mark.parametrize("name", ["falcon", "phi-3", "refact", "starcoder"])
 def test_forced_ids_equal_llama_cpp_where_only_decode_or_rare_inputs_differ(name, written):
     check_goldens(name, written)
 

@@ -188,6 +188,8 @@ def _spm_merges(vocab: GGUFVocab) -> tuple[list[list[str]], list[str]]:
         if len(joined) < 2:
             continue
         pairs = _run_ties(ids, [texts[i] for i in joined])
+        if pairs is None and score == found[0][0]:
+            pairs = _top_ties(ids, [(left, right) for s, _, _, left, right in found if s == score])
         if pairs is None:
             pair = _reversed_pair(ids, [texts[i] for i in joined])
             why = "no ranking is known to follow it here" if pair is None else (
@@ -253,6 +255,45 @@ def _run_ties(ids: dict[str, int], tied: list[str]) -> list[list[str]] | None:
     if any(double in text and (text != first * len(text) or len(text) > longest) for text in ids):
         return None
     return [[first * a, first] for a in range(longest - 1, 0, -1)]
+
+
+def _top_ties(ids: dict[str, int], splits: list[tuple[str, str]]) -> list[list[str]] | None:
+    """The merges, in rank order, that make HF's BPE join like llama.cpp's leftmost-first rule for
+    entries sharing the best score of all joinable entries, when such a ranking is proved; else None.
+
+    `splits` are the tied entries' (left, right) pairs of entries, best first. Proof. A pair whose
+    entry has the best score is joined by llama.cpp before any other pair, and HF ranks these
+    merges first, so both engines join tied pairs while there are any. At the start the pieces
+    are characters: the tied pairs of two characters are joined then, and they commute when no
+    two of them overlap (``ab`` and ``bc``; the same pair twice is joined leftmost by both) and
+    none of their entries is a part of a tied pair (no tied pair appears because of one). After
+    that, a tied pair exists only next to the piece the last join made, ``S``: ``(x, S)`` on its
+    left and ``(S, y)`` on its right, both joined from ``S``, so only one is. llama.cpp takes the
+    left one, HF the one ranked first: every such couple gives the constraint "``(x, S)`` before
+    ``(S, y)``", and the ranking is a topological order of them (the order of `splits` among
+    the unconstrained). A cycle leaves no ranking: None.
+    """
+    pairs = list(dict.fromkeys(splits))
+    chars = [p for p in pairs if len(p[0]) == 1 and len(p[1]) == 1]
+    if any(p != q and (p[1] == q[0] or q[1] == p[0]) for p in chars for q in chars):
+        return None
+    made = {a + b for a, b in chars}
+    if any(a in made or b in made for a, b in pairs):
+        return None
+    before: dict[tuple[str, str], set[tuple[str, str]]] = {p: set() for p in pairs}
+    for left in pairs:  # (x, S), S its right part: a piece a join made, so not one character
+        for right in pairs:  # (S, y)
+            if len(left[1]) > 1 and right[0] == left[1] and right != left:
+                before[right].add(left)
+    order: list[tuple[str, str]] = []
+    placed: set[tuple[str, str]] = set()
+    while len(order) < len(pairs):
+        ready = next((p for p in pairs if p not in placed and before[p] <= placed), None)
+        if ready is None:
+            return None
+        order.append(ready)
+        placed.add(ready)
+    return [list(p) for p in order]
 
 
 def _escaped_added(vocab: GGUFVocab, reasons: list[str], byte_fallback: bool) -> None:
