@@ -36,6 +36,9 @@ does instead, or names the difference and does not compare that text:
   runs) is kept NORMAL, as llama.cpp renders a USER_DEFINED token's text as it is
   where HF's decoder makes ``▁`` a space; HF matches it whole in text that spells
   the ``▁`` itself, llama.cpp merges it from pieces there;
+- ``lstrip-space``: llama.cpp strips the ASCII spaces before a token that takes them
+  (RoBERTa's ``<mask>``, written under the ``jina-v2-code`` pre name for it), HF every
+  Unicode one; the check tries a no-break space before each such token;
 - ``added-made-user-defined``: a special added token of the tokenizer.json that is
   none of its named special tokens is USER_DEFINED in the GGUF (gguf-py
   ``LlamaHfVocab``), which llama.cpp matches even without ``parse_special``;
@@ -95,6 +98,8 @@ DIFFERENCES = {
                         "HF in text that spells the '\u2581' itself; the GGUF keeps it NORMAL (llama.cpp renders "
                         "a USER_DEFINED token's text as it is, where HF's decoder turns '\u2581' into a space) and "
                         "llama.cpp merges it from pieces there",
+    "lstrip-space": "llama.cpp strips the ASCII spaces before a token that takes them (lstrip), HF every Unicode "
+                    "space: a no-break space before RoBERTa's <mask> stays a piece to llama.cpp",
     "bert-preprocess": "llama.cpp's WordPiece preprocessing differs from HF's on combining marks, Hangul, "
                        "control and format characters and over-long words",
     "sentencepiece-modes": "sentencepiece adds no BOS/EOS and parses no markers: only add_special=False, "
@@ -188,6 +193,8 @@ class _Check:
         added = sorted(self.source.added.content_to_id.items(), key=lambda kv: kv[1])
         texts = [(f"special {names[i]}", t) for t, i in added if i in names]
         texts += [(f"added {i}", t) for t, i in added if i not in names][:_MAX_SPECIALS]
+        # a token taking the spaces before it: after a space only Unicode calls one (no-break space)
+        texts += [(f"lstrip {i}", f"a\u00a0{t} b") for t, i in added if self.source.added.id_to_entry[i].lstrip]
         return texts
 
     def _one(self, name: str, text: str, add_special: bool, special: str) -> None:
@@ -212,6 +219,8 @@ class _Check:
             return "added-made-user-defined"
         if self._added_space_mark(text):
             return "added-space-mark"
+        if special == "parse" and self._lstrip_unicode_space(text):
+            return "lstrip-space"
         if self.path == "llama-hf":
             return self._llama_hf(text, source, got)
         if self.path == "bert" and _bert_preprocess_differs(text, self._word_limit()):
@@ -265,6 +274,15 @@ class _Check:
             value = read_tokenizer_json_data(self.folder)["model"].get("max_input_chars_per_word", 100)
             self._limit = value if isinstance(value, int) else 100
         return self._limit
+
+    def _lstrip_unicode_space(self, text: str) -> bool:
+        """The text has a space only Unicode calls one before a token that takes the spaces before it."""
+        for marker, id_ in self.source.added.content_to_id.items():
+            at = text.find(marker)
+            if self.source.added.id_to_entry[id_].lstrip and at > 0 and text[at - 1].isspace() \
+                    and not text[at - 1].isascii():
+                return True
+        return False
 
     def _added_space_mark(self, text: str) -> bool:
         """The text spells a non-special added token holding '▁' that the GGUF keeps NORMAL."""

@@ -11,6 +11,7 @@ first-seen order (gguf-py collects the names in a set, so its order varies).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,7 @@ def _as_hf_tokenizes(folder: Path, keys: list[KeyValue], facts: dict[str, Any]) 
         if all(k.key != Tokenizer.ADD_PREFIX for k in out):
             out = _space_prefix_key(data) + out
         _added_tokens_typed(data, out, facts)
+    out = _lstrip_twin(data, out, facts)
     _refuse_lstrip(data, facts, str(tokenizer_json_path(folder)))
     return out
 
@@ -138,6 +140,32 @@ def _added_tokens_typed(data: dict[str, Any], keys: list[KeyValue], facts: dict[
 # llama.cpp strips the spaces before a token (LSTRIP) only by name: "<mask>" under these pre types
 # (llama-vocab.cpp llama_vocab::impl::load, "set attributes by model/tokenizer/architecture name")
 _LSTRIP_PRE = ("jina-v2-de", "jina-v2-es", "jina-v2-code")
+
+
+# pre types llama.cpp loads alike (llama-vocab.cpp impl::load: the same regexes and flags), the second of
+# each also stripping the spaces before "<mask>"
+_LSTRIP_TWINS = {"roberta-bpe": "jina-v2-code", "gpt-2": "jina-v2-es"}
+
+
+def _lstrip_twin(data: dict[str, Any], keys: list[KeyValue], facts: dict[str, Any]) -> list[KeyValue]:
+    """The pre name of `_LSTRIP_TWINS` for a folder whose ``<mask>`` takes the spaces before it.
+
+    RoBERTa's ``<mask>`` is ``lstrip``; llama.cpp gives that attribute only by name, to
+    ``<mask>`` under the jina-v2 pre types, and ``jina-v2-code`` is loaded as ``roberta-bpe``
+    is (GPT-2's regex, ``add_sep``), ``jina-v2-es`` as ``gpt-2``. The decision's note says so.
+    """
+    twin = _LSTRIP_TWINS.get(str(facts["pre"]))
+    if twin is None or not any(isinstance(e, dict) and e.get("lstrip") and e.get("content") == "<mask>"
+                               for e in data.get("added_tokens") or []):
+        return keys
+    why = (f"{twin}, which llama.cpp loads as {facts['pre']} but with the spaces before '<mask>' stripped "
+           "(lstrip), as the tokenizer.json does")
+    decision = facts.get("pre_decision")
+    if decision is not None:
+        note = f"{decision.note}; written {why}" if decision.note else f"written {why}"
+        facts["pre_decision"] = replace(decision, name=twin, note=note)
+    facts["pre"] = twin
+    return [KeyValue(Tokenizer.PRE, twin, "str") if k.key == Tokenizer.PRE else k for k in keys]
 
 
 def _refuse_lstrip(data: dict[str, Any], facts: dict[str, Any], where: str) -> None:
