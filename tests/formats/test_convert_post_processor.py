@@ -263,6 +263,21 @@ def test_wordpiece_without_post_processor_is_refused(tmp_path, monkeypatch):
         to_gguf(folder, tmp_path / "x.gguf")
 
 
+def test_wordpiece_without_its_unk_token_is_refused_up_front(tmp_path, monkeypatch):
+    """HF fails on a word it cannot split when [UNK] is missing (labse-cropped's shape); a GGUF cannot fail."""
+    folder = wordpiece_folder(tmp_path / "f", 101)
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    data["model"]["vocab"] = {t: i for t, i in data["model"]["vocab"].items() if t != "[UNK]"}
+    data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] != "[UNK]"]
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(Exception, match="Missing"):
+        tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json")).encode("hello \u4e00")
+    refuse_writes(monkeypatch)
+    with pytest.raises(FormatError, match="unk_token '\\[UNK\\]' is not in the vocabulary") as err:
+        to_gguf(folder, tmp_path / "x.gguf")
+    assert err.value.key == "model.unk_token" and err.value.file.endswith("tokenizer.json")
+
+
 def test_lstrip_added_token_is_refused_up_front(tmp_path, monkeypatch):
     folder = byte_level_folder(tmp_path / "f", roberta_post(), lstrip=True, mask="<hole>")
     assert hf_ids(folder, "a <hole>") == hf_ids(folder, "a<hole>")  # HF takes the space with it

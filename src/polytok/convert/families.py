@@ -284,11 +284,24 @@ def _pre(tok: Any, override: str | None, folder: Path, bert: bool, like_converte
                   where=where, like_converter=like_converter)
 
 
+def _require_unknown(folder: Path) -> None:
+    """A `FormatError` for a WordPiece vocabulary without its ``unk_token``: HF fails on a word it
+    cannot split ("Missing [UNK] token"), llama.cpp's WordPiece session gives its unknown id."""
+    model = read_tokenizer_json_data(folder)["model"]
+    unk, vocab = model.get("unk_token", "[UNK]"), model.get("vocab")
+    if isinstance(vocab, dict) and unk not in vocab:
+        raise FormatError(f"the WordPiece unk_token {unk!r} is not in the vocabulary: HF fails on a word it cannot "
+                          "split, llama.cpp gives its unknown id (a GGUF cannot fail)",
+                          file=str(tokenizer_json_path(folder)), key="model.unk_token")
+
+
 def _bpe_keys(folder: Path, hparams: dict[str, Any], pre: str | None,
               bert: bool, like_converter: bool) -> tuple[list[KeyValue], dict[str, Any]]:
     from ..formats.hf_json import read_model_folder
 
     tok = read_model_folder(folder)
+    if bert:
+        _require_unknown(folder)
     decision = _pre(tok, pre, folder, bert, like_converter)
     name = decision.name
     size = hparams.get("vocab_size")
