@@ -133,8 +133,9 @@ def test_goldens_exercise_the_named_differences(checked):
     # every named difference is met on the goldens' folders, but a redefinition in a tokenizer.json
     # (test_convert_redefinitions: test_tokenizer_json_added_token_on_a_base_id_replaces_its_text) and a
     # typed '▁' of an added token (test_convert_post_processor: ..._holding_the_space_mark_stays_normal) and a
-    # no-break space before an lstrip token (there: test_lstrip_mask_is_written_under_the_twin_pre_name)
-    assert seen == set(DIFFERENCES) - {"redefinition", "added-space-mark", "lstrip-space"}, \
+    # no-break space before an lstrip token (there: test_lstrip_mask_is_written_under_the_twin_pre_name);
+    # a byte no symbol spells (below: test_byte_level_vocabulary_missing_a_byte_symbol_is_named)
+    assert seen == set(DIFFERENCES) - {"redefinition", "added-space-mark", "lstrip-space", "missing-byte-symbol"}, \
         sorted(set(DIFFERENCES) - seen)
 
 
@@ -233,3 +234,23 @@ def test_difference_names_are_documented():
         assert f"``{name}``" in (module.__doc__ or ""), name
     assert issubclass(ConversionCheckError, PolytokError)
     json.dumps(DIFFERENCES)
+
+
+def test_byte_level_vocabulary_missing_a_byte_symbol_is_named(tmp_path):
+    """Falcon's vocabulary has no symbol for some control bytes: the check tries each such byte, and
+    where llama.cpp (polytok's GGUF reader) differs from HF, live, it names the difference."""
+    from fixtures import fixture_path
+
+    tokenizers = pytest.importorskip("tokenizers")
+    folder = tmp_path / "falcon"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(fixture_path("falcon", "tokenizer.json").read_bytes())
+    report = to_gguf(folder, tmp_path / "out.gguf")
+    named = {t for t, _, _, d in report.check.differing if d == "missing-byte-symbol"}
+    assert named and all(t.startswith("byte ") for t in named)
+    import polytok
+
+    hf = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    written = polytok.load(tmp_path / "out.gguf")
+    text = "a\x0bb !\x0b! 1\x0b1 (\x0b) \t\x0b\t"
+    assert hf.encode(text, add_special_tokens=False).ids != written.encode(text, add_special=False)

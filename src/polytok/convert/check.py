@@ -36,6 +36,9 @@ does instead, or names the difference and does not compare that text:
   runs) is kept NORMAL, as llama.cpp renders a USER_DEFINED token's text as it is
   where HF's decoder makes ``▁`` a space; HF matches it whole in text that spells
   the ``▁`` itself, llama.cpp merges it from pieces there;
+- ``missing-byte-symbol``: a byte-level vocabulary lacking the symbol of a byte UTF-8
+  text can hold (Falcon's control characters): llama.cpp drops that byte and joins
+  nothing across it, HF's BPE joins across the gap; the check tries each such byte;
 - ``lstrip-space``: llama.cpp strips the ASCII spaces before a token that takes them
   (RoBERTa's ``<mask>``, written under the ``jina-v2-code`` pre name for it), HF every
   Unicode one; the check tries a no-break space before each such token;
@@ -100,6 +103,8 @@ DIFFERENCES = {
                         "llama.cpp merges it from pieces there",
     "lstrip-space": "llama.cpp strips the ASCII spaces before a token that takes them (lstrip), HF every Unicode "
                     "space: a no-break space before RoBERTa's <mask> stays a piece to llama.cpp",
+    "missing-byte-symbol": "the byte-level vocabulary has no symbol for a byte of this text: llama.cpp drops the "
+                           "byte and joins nothing across it, HF's BPE joins across the gap",
     "bert-preprocess": "llama.cpp's WordPiece preprocessing differs from HF's on combining marks, Hangul, "
                        "control and format characters and over-long words",
     "sentencepiece-modes": "sentencepiece adds no BOS/EOS and parses no markers: only add_special=False, "
@@ -160,7 +165,23 @@ def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, in
         raise ConversionCheckError(f"the GGUF written cannot be read back ({exc})") from None
     check = _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"], like_converter)
     check.attrs = list(vocab.specials.attrs)
+    check.byte_level = vocab.pre is not None and vocab.pre.byte_encode
     return check.run()
+
+
+# the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF)
+_UTF8_BYTES = [*range(0xC0), *range(0xC2, 0xF5)]
+
+
+def _char_with_byte(b: int) -> str:
+    """A character whose UTF-8 holds the byte `b` (one of `_UTF8_BYTES`)."""
+    if b < 0xC0:  # ASCII itself; a continuation byte ends U+0080..U+00BF
+        return chr(b)
+    if b < 0xE0:
+        return chr((b & 0x1F) << 6)
+    if b < 0xF0:
+        return chr(max((b & 0x0F) << 12, 0x800))
+    return chr(max((b & 0x07) << 18, 0x10000))
 
 
 class _Check:
@@ -169,6 +190,8 @@ class _Check:
         self.folder, self.written, self.path = folder, written, path
         self.like_converter = like_converter  # the llama-hf path's -1000 scores, not the ranks'
         self.attrs: list[int] = []  # the GGUF's token attributes, as llama.cpp loads them
+        self.byte_level = False  # the GGUF's words are byte-encoded
+        self._missing: list[int] | None = None
         self.ignore_merges = ignore_merges  # the GGUF's, as llama.cpp loads it
         self.source = _source(folder, path)
         # the source's id of each redefined text -> the base id the converter gave it
@@ -195,7 +218,18 @@ class _Check:
         texts += [(f"added {i}", t) for t, i in added if i not in names][:_MAX_SPECIALS]
         # a token taking the spaces before it: after a space only Unicode calls one (no-break space)
         texts += [(f"lstrip {i}", f"a\u00a0{t} b") for t, i in added if self.source.added.id_to_entry[i].lstrip]
+        texts += [(f"byte {b:#04x}", "a{0}b !{0}! 1{0}1 ({0}) \t{0}\t".format(_char_with_byte(b)))
+                  for b in self._missing_bytes()[:_MAX_SPECIALS]]
         return texts
+
+    def _missing_bytes(self) -> list[int]:
+        """The bytes UTF-8 text can hold whose byte-level symbol is no entry (GPT-2 path only)."""
+        if self._missing is None:
+            from ..text.byte_alphabet import BYTES_TO_CHARS
+
+            self._missing = [b for b in _UTF8_BYTES if self.path == "gpt2" and self.byte_level
+                             and self.source.token_to_id(BYTES_TO_CHARS[b]) is None]
+        return self._missing
 
     def _one(self, name: str, text: str, add_special: bool, special: str) -> None:
         source = self.source.encode_full(text, add_special=add_special, special=special, truncation=False).ids
@@ -219,6 +253,8 @@ class _Check:
             return "added-made-user-defined"
         if self._added_space_mark(text):
             return "added-space-mark"
+        if self._missing_bytes() and not set(text.encode("utf-8")).isdisjoint(self._missing_bytes()):
+            return "missing-byte-symbol"
         if special == "parse" and self._lstrip_unicode_space(text):
             return "lstrip-space"
         if self.path == "llama-hf":
