@@ -164,18 +164,39 @@ def _wordlevel_folder(tmp_path: Path) -> Path:
     return folder
 
 
+def _whitespace_bpe_folder(tmp_path: Path) -> Path:
+    """tortoise-tts: a BPE with a Whitespace pre-tokenizer, neither byte-level nor Llama's."""
+    folder = tmp_path / "tortoise"
+    folder.mkdir()
+    shutil.copyfile(fixture_path("tortoise-tts", "tokenizer.json"), folder / "tokenizer.json")
+    return folder
+
+
 def test_folder_whose_tokenizer_does_not_decide_is_refused(tmp_path):
-    folder = _wordlevel_folder(tmp_path)
+    folder = _whitespace_bpe_folder(tmp_path)
     with pytest.raises(FormatError) as err:
         to_gguf(folder, tmp_path / "out.gguf")
     assert err.value.key == "architectures" and err.value.file.endswith("config.json")
-    assert "WordLevel" in str(err.value) and not (tmp_path / "out.gguf").exists()
+    assert "a BPE tokenizer.json" in str(err.value) and not (tmp_path / "out.gguf").exists()
+
+
+@pytest.mark.parametrize("config", [None, {"architectures": ["BertModel"]}])
+def test_wordlevel_folder_is_refused_for_its_model_with_or_without_config(tmp_path, config):
+    import json
+
+    folder = _wordlevel_folder(tmp_path)
+    if config is not None:
+        (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(FormatError) as err:
+        to_gguf(folder, tmp_path / "out.gguf")
+    assert err.value.key == "model.type" and err.value.file.endswith("tokenizer.json")
+    assert "no vocabulary type for a WordLevel model" in str(err.value) and not (tmp_path / "out.gguf").exists()
 
 
 def test_cli_refusal_without_config_is_one_line(tmp_path, capsys):
     from polytok.cli.main import main
 
-    folder = _wordlevel_folder(tmp_path)
+    folder = _whitespace_bpe_folder(tmp_path)
     assert main(["convert", str(folder), str(tmp_path / "out.gguf")]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "config.json" in err and "architectures" in err
@@ -234,3 +255,12 @@ def test_folder_without_config_with_an_id_gap_is_sized_by_its_highest_id(tmp_pat
     tok = polytok.load(tmp_path / "out.gguf")
     for text in ("hello <|far|> world", "<|endoftext|><|far|>"):
         assert tok.encode(text, add_special=False, special="parse") == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_unigram_tokenizer_json_without_tokenizer_model_is_refused(tmp_path):
+    folder = tmp_path / "albert"
+    folder.mkdir()
+    shutil.copyfile(fixture_path("albert-base-v2-tf5", "tokenizer.json"), folder / "tokenizer.json")
+    with pytest.raises(FormatError) as err:
+        to_gguf(folder, tmp_path / "out.gguf")
+    assert err.value.key == "model.type" and "Unigram (UGM) is written from a tokenizer.model" in str(err.value)

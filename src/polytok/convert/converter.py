@@ -134,6 +134,28 @@ def _family(folder: Path, hparams: dict[str, Any]) -> tuple[str, str, str, str |
     return (arch, *ARCHITECTURES[arch], why)
 
 
+# tokenizer.json models no llama.cpp vocabulary type runs, without a tokenizer.model beside them
+_NO_GGUF_MODEL = {
+    "WordLevel": "llama.cpp has no vocabulary type for a WordLevel model (its types: SPM, BPE, WPM, UGM, RWKV, "
+                 "PLaMo-2)",
+    "Unigram": "llama.cpp's Unigram (UGM) is written from a tokenizer.model and normalizes only with its "
+               "precompiled charsmap and whitespace options, and joins a run of unknown characters into one "
+               "token where HF's Unigram gives one each",
+}
+
+
+def _refuse_model_type(folder: Path) -> None:
+    """A `FormatError` for a tokenizer.json-only folder whose model no GGUF vocabulary type runs."""
+    from .gguf_vocab import read_tokenizer_json_data, tokenizer_json_path
+
+    path = tokenizer_json_path(folder)
+    if path is None or folder_files.find(folder, "tokenizer.model") is not None:
+        return
+    kind = type(models.from_config(read_tokenizer_json_data(folder)["model"])).__name__
+    if kind in _NO_GGUF_MODEL:
+        raise FormatError(_NO_GGUF_MODEL[kind], file=str(path), key="model.type")
+
+
 def _family_of_tokenizer(folder: Path) -> tuple[str, str]:
     """Without config.json's ``architectures``: the converter path the tokenizer files leave no doubt about.
 
@@ -209,6 +231,7 @@ def to_gguf(model_dir: str | os.PathLike[str], out_path: str | os.PathLike[str],
     if not folder.is_dir():
         raise FormatError("not a model folder", file=str(folder))
     gguf_writer.require_gguf()
+    _refuse_model_type(folder)
     hparams = _hparams(folder)
     hf_arch, arch, family, inferred = _family(folder, hparams)
     keys, facts = keys_for(folder, family, hf_arch, hparams, pre, like_converter)
