@@ -55,21 +55,31 @@ def build_folder(name: str, header: dict, tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def converted(tmp_path_factory):
-    cache: dict[str, tuple[dict, list[dict], Path, object]] = {}
+def converted_once(tmp_path_factory, load=golden, **options):
+    """name -> (header, rows, folder, GGUF path, ConversionReport): the goldens `load` reads, the folder
+    built from them and converted with `options`, once a name."""
+    cache: dict[str, tuple[dict, list[dict], Path, Path, object]] = {}
 
     def get(name: str):
         if name not in cache:
-            header, rows = golden(name)
+            header, rows = load(name)
             work = tmp_path_factory.mktemp(name)
             folder = build_folder(name, header, work)
             out = work / f"{name}.gguf"
-            report = to_gguf(folder, out, like_converter=True)
-            cache[name] = (header, rows, out, report)
-        return cache[name][:3]
+            cache[name] = (header, rows, folder, out, to_gguf(folder, out, **options))
+        return cache[name]
+    return get
 
-    get.report = lambda name: get(name) and cache[name][3]  # the ConversionReport
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    once = converted_once(tmp_path_factory, like_converter=True)
+
+    def get(name: str):
+        header, rows, _, out, _ = once(name)
+        return header, rows, out
+
+    get.report = lambda name: once(name)[4]  # the ConversionReport
     return get
 
 
@@ -118,8 +128,13 @@ def test_structure_agrees_with_the_hash_on_every_golden_folder(name, converted):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_polytok_reads_its_gguf_as_llama_cpp_reads_the_converters(name, converted):
-    header, rows, out = converted(name)
-    tok = polytok.load(out)
+    _, rows, out = converted(name)
+    assert_reads_as_llama_cpp(out, rows)
+
+
+def assert_reads_as_llama_cpp(gguf_path: Path, rows: list[dict]) -> None:
+    """polytok reading `gguf_path` gives llama.cpp's golden ids and detokenized bytes on every row."""
+    tok = polytok.load(gguf_path)
     bad = []
     for row in rows:
         mode = "parse" if row["parse_special"] else "text"

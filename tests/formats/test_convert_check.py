@@ -22,7 +22,7 @@ import pytest
 from polytok.convert.texts import CHECK_TEXTS
 from polytok.errors import PolytokError
 
-from .test_convert import NAMES, build_folder, golden
+from .test_convert import NAMES, build_folder, converted_once, golden
 from .test_convert_default import NAMES as DEFAULT_NAMES
 
 pytest.importorskip("gguf")
@@ -35,18 +35,8 @@ MOVED = set("弘给你") | {"[UNUSED_TOKEN_14"}  # the pieces the synthetic fold
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory):
-    cache: dict[str, tuple] = {}
-
-    def get(name: str):
-        if name not in cache:
-            header, rows = golden(name)
-            work = tmp_path_factory.mktemp(name)
-            folder = build_folder(name, header, work)
-            report = to_gguf(folder, work / "out.gguf", like_converter=True)
-            cache[name] = (header, rows, folder, report)
-        return cache[name]
-
-    return get
+    once = converted_once(tmp_path_factory, like_converter=True)
+    return lambda name: (*once(name)[:3], once(name)[4])
 
 
 @pytest.fixture(scope="module")
@@ -54,17 +44,8 @@ def checked_default(tmp_path_factory):
     """polytok's default GGUF of a folder of tests/golden/convert/default, with llama.cpp's rows on it."""
     from .test_convert_default import default_golden
 
-    cache: dict[str, tuple] = {}
-
-    def get(name: str):
-        if name not in cache:
-            header, rows = default_golden(name)
-            work = tmp_path_factory.mktemp(name)
-            folder = build_folder(name, header, work)
-            cache[name] = (header, rows, folder, to_gguf(folder, work / "out.gguf"))
-        return cache[name]
-
-    return get
+    once = converted_once(tmp_path_factory, default_golden)
+    return lambda name: (*once(name)[:3], once(name)[4])
 
 
 def _llama_cpp(header: dict, rows: list[dict], name: str, add_special: bool, special: str) -> list[int]:

@@ -16,20 +16,22 @@ is what makes the difference.
 
 from __future__ import annotations
 
-import base64
 import gzip
 import json
 from pathlib import Path
 
 import pytest
 
-import polytok
-
 pytest.importorskip("gguf")
 tokenizers = pytest.importorskip("tokenizers")
 
-from formats.test_convert import build_folder, describe_differences, golden  # noqa: E402
-from polytok.convert.converter import metadata_digests, to_gguf  # noqa: E402
+from formats.test_convert import (  # noqa: E402
+    assert_reads_as_llama_cpp,
+    converted_once,
+    describe_differences,
+    golden,
+)
+from polytok.convert.converter import metadata_digests  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[1] / "golden" / "convert" / "default"
 NAMES = sorted(p.name.removesuffix(".jsonl.gz") for p in DEFAULT.glob("*.jsonl.gz"))
@@ -70,17 +72,8 @@ def hf_ids(folder: Path):
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    cache: dict[str, tuple[dict, list[dict], Path, Path]] = {}
-
-    def get(name: str):
-        if name not in cache:
-            header, rows = default_golden(name)
-            work = tmp_path_factory.mktemp(name)
-            folder = build_folder(name, header, work)
-            to_gguf(folder, work / "default.gguf")
-            cache[name] = (header, rows, folder, work / "default.gguf")
-        return cache[name]
-    return get
+    once = converted_once(tmp_path_factory, default_golden)
+    return lambda name: once(name)[:4]
 
 
 def test_every_default_golden_is_pinned():
@@ -97,17 +90,7 @@ def test_polytok_writes_the_file_llama_cpp_read(name, written):
 @pytest.mark.parametrize("name", NAMES)
 def test_polytok_reads_its_default_gguf_as_llama_cpp(name, written):
     _, rows, _, out = written(name)
-    tok = polytok.load(out)
-    bad = []
-    for row in rows:
-        mode = "parse" if row["parse_special"] else "text"
-        got = tok.encode(row["text"], add_special=row["add_special"], special=mode)
-        if got != row["ids"]:
-            bad.append(f"{row['name']} add_special={row['add_special']} {mode}: {got[:12]} != {row['ids'][:12]}")
-        if "detok_keep" in row and tok.decoder.detokenize(row["ids"], False, True) != \
-                base64.b64decode(row["detok_keep"]):
-            bad.append(f"{row['name']} detokenize differs")
-    assert not bad, f"{len(bad)} of {len(rows)} rows differ:\n" + "\n".join(bad[:8])
+    assert_reads_as_llama_cpp(out, rows)
 
 
 @pytest.mark.parametrize("name", NAMES)

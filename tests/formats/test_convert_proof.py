@@ -202,15 +202,21 @@ def first_changed(tokenizer_json: Path) -> int:
                 if full.encode(text, add_special_tokens=False).ids != cut.encode(text, add_special_tokens=False).ids)
 
 
-def test_a_gguf_proof_does_not_count_what_the_check_names(bpe, tmp_path, capsys):
-    """An NFC normalizer llama.cpp does not run: the converter's check names 'cafe\\u0301' a known
-    difference, and the proof (HF with the normalizer against the GGUF) passes saying so."""
-    pytest.importorskip("gguf")
+def nfc_folder(bpe: Path, tmp_path: Path) -> Path:
+    """The BPE tokenizer.json with an NFC normalizer, which llama.cpp does not run."""
     folder = tmp_path / "nfc"
     folder.mkdir()
     data = json.loads(bpe.read_text(encoding="utf-8"))
     data["normalizer"] = {"type": "NFC"}
     (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_a_gguf_proof_does_not_count_what_the_check_names(bpe, tmp_path, capsys):
+    """An NFC normalizer llama.cpp does not run: the converter's check names 'cafe\\u0301' a known
+    difference, and the proof (HF with the normalizer against the GGUF) passes saying so."""
+    pytest.importorskip("gguf")
+    folder = nfc_folder(bpe, tmp_path)
     assert main(["convert", str(folder), str(tmp_path / "nfc.gguf"), "--pre", "gpt-2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "check: " in out[-2] and "normalizer (" in out[-2]
@@ -228,11 +234,7 @@ def test_a_gguf_proof_excuses_a_named_text_only_where_markers_are_read_as_named(
     pytest.importorskip("gguf")
     from polytok.convert.converter import to_gguf
 
-    folder = tmp_path / "nfc"
-    folder.mkdir()
-    data = json.loads(bpe.read_text(encoding="utf-8"))
-    data["normalizer"] = {"type": "NFC"}
-    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    folder = nfc_folder(bpe, tmp_path)
     report = to_gguf(folder, tmp_path / "nfc.gguf", pre="gpt-2")
     assert {special for _, _, special, _ in report.check.differing} == {"text", "parse"}
     report.check.differing = [d for d in report.check.differing if d[2] == "text"]
