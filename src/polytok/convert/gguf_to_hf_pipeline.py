@@ -324,10 +324,14 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
     normalizer = None
     if vocab.pre.byte_encode:
         missing = [c for b, c in enumerate(BYTES_TO_CHARS) if b in _UTF8_BYTES and c not in vocab.token_ids]
-        if missing:
-            reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp drops "
-                           "such a byte but merges nothing across it, HF's BPE merges across the gap")
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
+        if missing and vocab.flags["ignore_merges"]:
+            reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp drops "
+                           "such a byte and joins nothing across it, but looks its whole piece up (ignore_merges), "
+                           "where the piece cut at the byte would be looked up in parts")
+        elif missing:  # llama.cpp drops such a byte and joins nothing across it: cut the piece there, without it
+            splits.append({"type": "Split", "pattern": _regex("[" + "".join(map(onig_literal, missing)) + "]"),
+                           "behavior": "Removed", "invert": False})
         steps: list[dict[str, Any]] = [{"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                                          "use_regex": False}]
         if vocab.flags["add_space_prefix"]:
