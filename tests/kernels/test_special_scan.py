@@ -83,6 +83,23 @@ def test_partition_with_too_many_occurrences_runs_the_pure_loop():
     assert fast._compiled.split(" " * 100, True) is not None  # under the cap
 
 
+def test_giving_up_on_too_many_occurrences_holds_little_memory():
+    """GPT-NeoX's whitespace entries (2..24 spaces) find 23 occurrences a character in a run of spaces:
+    the kernel gives up (the pure loop answers) before holding more than 3 of them a character."""
+    import tracemalloc
+
+    entries = [PartitionEntry(i, " " * i, True, False, False) for i in range(2, 25)]
+    _, fast = partitions(entries)
+    text = " " * 200_000
+    tracemalloc.start()
+    try:
+        assert fast._compiled.split(text, True) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 60 * len(text), peak / len(text)
+
+
 def test_long_texts_scan_without_the_gil_and_agree():
     rng = random.Random(5)
     markers = ["<|im_start|>", "<|im_end|>", "<s>", "</s>", "<", "|"]
