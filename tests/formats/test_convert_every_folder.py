@@ -35,7 +35,7 @@ OUTCOMES: dict[str, tuple[tuple[str, ...], str, set[str] | str]] = {
     "llama2": (WITH_CONFIG, "exact", set()),
     "llama3": (WITH_CONFIG, "exact", set()),
     "mistral-v3-hf-converted": (WITH_CONFIG, "exact", {"leading-space"}),
-    "phi-3-mini": (WITH_CONFIG, "exact", {"added-made-control", "added-made-user-defined"}),
+    "phi-3-mini": (WITH_CONFIG, "exact", {"added-made-control"}),
     "qwen3": (WITH_CONFIG, "exact", {"added-made-control", "eog-text", "normalizer"}),
     "gemma3": (WITH_CONFIG, "exact", {"added-made-control"}),
     # a word starting with llama.cpp's phantom space

@@ -196,9 +196,11 @@ def _special_texts(folder: Path) -> list[str]:
 
 
 def llama_hf_vocab(folder: Path, *, like_converter: bool = False) -> HfVocab:
-    """``LlamaHfVocab.all_tokens`` (module notes), scored by `rank_scores` unless `like_converter`
-    (gguf-py's -1000 for every entry, with which llama.cpp joins the leftmost pair of every word
-    first and splits words otherwise than the tokenizer.json: ``1ehe`` as ``1 eh e``, HF ``1 e he``)."""
+    """``LlamaHfVocab.all_tokens`` (module notes), scored by `rank_scores`, a special added token that
+    is no named one CONTROL (matched only with markers parsed, as HF matches it). With
+    `like_converter`, gguf-py's: -1000 for every entry (llama.cpp then joins the leftmost pair of
+    every word first and splits words otherwise than the tokenizer.json: ``1ehe`` as ``1 eh e``,
+    HF ``1 e he``) and USER_DEFINED for such a token."""
     data = read_tokenizer_json_data(folder)
     base = _base_vocab(folder, data)
     added = _added(folder, data)
@@ -215,7 +217,10 @@ def llama_hf_vocab(folder: Path, *, like_converter: bool = False) -> HfVocab:
     for i in sorted(k for k in added if k >= n_base):
         text = added[i]["content"]
         tokens.append(text)
-        types.append(CONTROL if text in specials else USER_DEFINED)
+        # gguf-py types an added token CONTROL only when it is a named special token; HF matches any
+        # special one only while markers are parsed, as llama.cpp a CONTROL token
+        special = text in specials or (not like_converter and added[i].get("special") is True)
+        types.append(CONTROL if special else USER_DEFINED)
     scores = [-1000.0] * len(tokens) if like_converter else rank_scores(folder, data, tokens)
     return HfVocab(tokens, types, scores=scores)
 
