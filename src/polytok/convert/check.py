@@ -44,7 +44,8 @@ does instead, or names the difference and does not compare that text:
   Unicode one; the check tries a no-break space before each such token;
 - ``added-made-user-defined``: a special added token of the tokenizer.json that is
   none of its named special tokens is USER_DEFINED in the GGUF (gguf-py
-  ``LlamaHfVocab``), which llama.cpp matches even without ``parse_special``;
+  ``LlamaHfVocab``, the Llama HF path with ``like_converter``), which llama.cpp
+  matches even without ``parse_special``;
 - Llama HF path (``llama-hf-scores``): with ``like_converter``, every piece
   scores -1000 as gguf-py's ``LlamaHfVocab`` writes it, so llama.cpp's score merges
   split words otherwise than the tokenizer.json's ranked merges: the check compares
