@@ -99,7 +99,7 @@ def test_unknown_hash_converts_by_structure_as_llama_cpp_and_hf_read_it(name, tm
 
 # fixture -> the hash's name, which the structure agrees with: the BPE folders of the convert goldens
 # (tests/golden/convert; test_convert.py checks every golden folder on its conversion) and more.
-AGREE = {"gpt2": "gpt-2", "llama3": "smaug-bpe", "qwen3": "qwen2", "olmo-dolma2": "dbrx", "roberta-base": "roberta-bpe"}
+AGREE = {"gpt2": "gpt-2", "qwen3": "qwen2", "olmo-dolma2": "dbrx", "roberta-base": "roberta-bpe"}
 # llama.cpp's own type for these cuts some text otherwise than the folder: the hash's name is kept,
 # the report names the nearest exact-looking type and the difference
 HASH_ONLY = {
@@ -111,7 +111,7 @@ HASH_ONLY = {
 }
 
 
-def _decision(fixture: str, tmp_path: Path, wordpiece: bool = False):
+def _decision(fixture: str, tmp_path: Path, wordpiece: bool = False, like_converter: bool = False):
     """The pre decision for a shared fixture's folder (every file of it)."""
     from polytok.formats.hf_json import read_model_folder
 
@@ -123,10 +123,10 @@ def _decision(fixture: str, tmp_path: Path, wordpiece: bool = False):
         (folder / file).write_bytes(fixture_path(fixture, file).read_bytes())
     data = read_tokenizer_json_data(folder)
     chkhsh = pre_hash(read_model_folder(folder))
-    return data, decide(data, chkhsh, pre_name(chkhsh), None, wordpiece=wordpiece)
+    return data, decide(data, chkhsh, pre_name(chkhsh), None, wordpiece=wordpiece, like_converter=like_converter)
 
 
-_AGREE_SLOW = ("qwen3", "olmo-dolma2", "llama3")  # large vocabularies; the golden ones run in test_convert.py
+_AGREE_SLOW = ("qwen3", "olmo-dolma2")  # large vocabularies; the golden ones run in test_convert.py
 
 
 @pytest.mark.parametrize("fixture", [pytest.param(f, marks=pytest.mark.slow) if f in _AGREE_SLOW else f
@@ -135,6 +135,17 @@ def test_structure_agrees_with_the_hash(fixture, tmp_path):
     data, decision = _decision(fixture, tmp_path)
     assert (decision.name, decision.how) == (AGREE[fixture], "structure and hash")
     assert AGREE[fixture] in splits_as(data)[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("like_converter", [False, True])
+def test_hash_with_another_ignore_merges_gives_way_to_the_exact_type(tmp_path, like_converter):
+    """llama3's hash names smaug-bpe, which splits as llama-bpe but merges words the tokenizer.json
+    takes whole: the exact type is written, and the hash's name with like_converter."""
+    data, decision = _decision("llama3", tmp_path, like_converter=like_converter)
+    expected = ("smaug-bpe", "structure and hash") if like_converter else ("llama-bpe", "structure")
+    assert (decision.name, decision.how, decision.hash_name) == (*expected, "smaug-bpe")
+    assert "smaug-bpe" in splits_as(data)[0] and "llama-bpe" in splits_as(data)[1]
 
 
 def test_wordpiece_needs_no_pre_type(tmp_path):
