@@ -63,90 +63,81 @@ class UnigramModel:
             found.append(here)
         return found
 
-    def lattice(self, text: str, matches: list[list[tuple[int, str]]] | None = None) -> HfLattice:
-        """``Lattice::from`` + ``populate_nodes``; `matches`, when given, are `text`'s matches under
-        a model holding every piece of this one."""
-        if matches is None:
-            matches = self.matches(text)
-        lattice = HfLattice(len(text))
-        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
+    def starts(self, matches: list[list[tuple[int, str]]],
+               ending: list[list[tuple[float, int]]] | None = None) -> list[list[tuple[float, int, int]]]:
+        """``populate_nodes`` on a text with `matches` (under a model holding every piece of this one):
+        per character, the nodes starting there as (score, end, piece id), in lattice order, the
+        unknown piece last where no one-character piece starts; each also added to `ending` (one
+        list a position, and one more) as (score, begin), when given."""
         ids, scores, unk_score = self.ids, self.scores, self.unk_score
+        out: list[list[tuple[float, int, int]]] = []
         for begin, here in enumerate(matches):
+            nodes: list[tuple[float, int, int]] = []
             has_single = False
-            starting = begin_nodes[begin]
             for length, part in here:
                 piece_id = ids.get(part)
                 if piece_id is not None:
-                    node = Node(len(nodes), begin, length, piece_id, scores[piece_id])
-                    nodes.append(node)
-                    starting.append(node)
-                    end_nodes[begin + length].append(node)
+                    nodes.append((scores[piece_id], begin + length, piece_id))
                     if length == 1:
                         has_single = True
             if not has_single:
-                node = Node(len(nodes), begin, 1, 0, unk_score)
+                nodes.append((unk_score, begin + 1, 0))
+            if ending is not None:
+                for score, end, _ in nodes:
+                    ending[end].append((score, begin))
+            out.append(nodes)
+        return out
+
+    def lattice(self, text: str, matches: list[list[tuple[int, str]]] | None = None) -> HfLattice:
+        """``Lattice::from`` + ``populate_nodes``; `matches` as `starts` takes them."""
+        lattice = HfLattice(len(text))
+        nodes, begin_nodes, end_nodes = lattice.nodes, lattice.begin_nodes, lattice.end_nodes
+        for begin, starting in enumerate(self.starts(self.matches(text) if matches is None else matches)):
+            for score, end, piece_id in starting:
+                node = Node(len(nodes), begin, end - begin, piece_id, score)
                 nodes.append(node)
-                starting.append(node)
-                end_nodes[begin + 1].append(node)
+                begin_nodes[begin].append(node)
+                end_nodes[end].append(node)
         return lattice
+
+
+def _sums(nodes: list[Any], size: int, positions: range) -> list[float]:
+    """The forward (`nodes` by end: (score, begin); `positions` 1..size) or backward (`nodes` by
+    begin: (score, end, id); `positions` size-1..0) score of each position of a text of `size`
+    characters: HF's running ``log_sum_exp`` over the nodes there in lattice order (``ln(exp(d) +
+    1)``, no ``log1p``) of each node's score plus its other end's."""
+    exp, log = math.exp, math.log
+    out = [0.0] * (size + 1)
+    for pos in positions:
+        value = 0.0
+        started = False
+        for node in nodes[pos]:
+            term = node[0] + out[node[1]]
+            if not started:
+                value, started = term, True
+                continue
+            low, high = (term, value) if value > term else (value, term)
+            value = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
+        out[pos] = value
+    return out
 
 
 def add_expected(model: UnigramModel, matches: list[list[tuple[int, str]]], freq: float,
                  expected: list[float]) -> float:
-    """``populate_marginal`` on the lattice of a text with `matches` (see `UnigramModel.lattice`):
+    """``populate_marginal`` on the lattice of a text with `matches` (see `UnigramModel.starts`):
     adds each piece's expected count to `expected`; returns ``freq * Z``.
 
     Every node starting at a position has the same forward score (the log-sum over the
     nodes ending there, in lattice order), and every node ending at one the same backward
     score, so both are kept per position; the sums and their order are HF's.
     """
-    ids, scores, unk_score = model.ids, model.scores, model.unk_score
     size = len(matches)
-    exp, log = math.exp, math.log
-    # per position: the nodes starting there as (score, end, piece id), and those ending there
-    # as (score, begin), each in lattice order
-    starting: list[list[tuple[float, int, int]]] = []
     ending: list[list[tuple[float, int]]] = [[] for _ in range(size + 1)]
-    for begin, here in enumerate(matches):
-        nodes: list[tuple[float, int, int]] = []
-        has_single = False
-        for length, part in here:
-            piece_id = ids.get(part)
-            if piece_id is not None:
-                score = scores[piece_id]
-                nodes.append((score, begin + length, piece_id))
-                ending[begin + length].append((score, begin))
-                if length == 1:
-                    has_single = True
-        if not has_single:
-            nodes.append((unk_score, begin + 1, 0))
-            ending[begin + 1].append((unk_score, begin))
-        starting.append(nodes)
-    forward = [0.0] * (size + 1)
-    for pos in range(1, size + 1):
-        value = 0.0
-        first = True
-        for score, begin in ending[pos]:
-            term = score + forward[begin]
-            if first:
-                value, first = term, False
-                continue
-            low, high = (term, value) if value > term else (value, term)
-            value = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
-        forward[pos] = value
-    backward = [0.0] * (size + 1)
-    for pos in range(size - 1, -1, -1):
-        value = 0.0
-        first = True
-        for score, end, _ in starting[pos]:
-            term = score + backward[end]
-            if first:
-                value, first = term, False
-                continue
-            low, high = (term, value) if value > term else (value, term)
-            value = high if high > low + 50.0 else high + log(exp(low - high) + 1.0)
-        backward[pos] = value
+    starting = model.starts(matches, ending)
+    forward = _sums(ending, size, range(1, size + 1))
+    backward = _sums(starting, size, range(size - 1, -1, -1))
     z = forward[size]
+    exp = math.exp
     for begin, nodes in enumerate(starting):
         a = forward[begin]
         for score, end, piece_id in nodes:
@@ -156,29 +147,20 @@ def add_expected(model: UnigramModel, matches: list[list[tuple[int, str]]], freq
 
 def viterbi_ids(model: UnigramModel, matches: list[list[tuple[int, str]]]) -> list[int]:
     """The piece ids of ``viterbi`` on the lattice of a text with `matches` (see
-    `UnigramModel.lattice`), without building nodes: the same scores and tie rule."""
-    ids, scores, unk_score = model.ids, model.scores, model.unk_score
-    size = len(matches)
+    `UnigramModel.starts`), without building nodes: the same scores and tie rule."""
+    starting_at = model.starts(matches)
+    size = len(starting_at)
     # a node: [score, piece id, backtrace score, previous node]; bos is the first
     bos: list[Any] = [0.0, -1, 0.0, None]
     ending: list[list[list[Any]]] = [[] for _ in range(size + 1)]
     ending[0].append(bos)
-    for begin, here in enumerate(matches):
+    for begin, found in enumerate(starting_at):
         lefts = ending[begin]
-        has_single = False
         starting: list[list[Any]] = []
-        for length, part in here:
-            piece_id = ids.get(part)
-            if piece_id is not None:
-                node = [scores[piece_id], piece_id, 0.0, None]
-                starting.append(node)
-                ending[begin + length].append(node)
-                if length == 1:
-                    has_single = True
-        if not has_single:
-            node = [unk_score, 0, 0.0, None]
+        for score, end, piece_id in found:
+            node = [score, piece_id, 0.0, None]
             starting.append(node)
-            ending[begin + 1].append(node)
+            ending[end].append(node)
         for right in starting:
             right_score = right[0]
             best: list[Any] | None = None
