@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import FormatError, PolytokError
 from ..formats import folder as folder_files
+from ..formats.gguf import default_special
 from ..post_processors import from_config as post_processor_from_config
 from ..pre_tokenizers.llama_pre_types import PRE_TYPES
 
@@ -249,9 +250,6 @@ _TEXT = -1  # stands for the text's ids when the post-processor is run on one se
 # BOS and SEP whatever the flags say
 _SIDES = {"llama": ("bos", "eos"), "gpt2": ("bos", "eos"), "bert": ("bos", "sep")}
 _ALWAYS = {"bert"}
-# the ids llama.cpp takes when a GGUF names none (llama_vocab::impl::load, by vocab type)
-_DEFAULT_IDS = {"llama": {"bos": 1, "eos": 2, "unk": 0}, "gpt2": {"bos": 11, "eos": 11},
-                "bert": {"bos": 101, "sep": 102, "unk": 100}}
 
 
 def post_processor_adds(tokenizer: dict[str, Any]) -> tuple[list[int], list[int]] | None:
@@ -300,9 +298,10 @@ def match_post_processor(sv: SpecialVocab, model: str, pre: str, tokenizer: dict
             raise FormatError(f"the post-processor adds {len(ids)} token{'s' if len(ids) != 1 else ''} {side} "
                               f"the text ({names}); a GGUF adds {'exactly' if always else 'at most'} one "
                               f"({typ.upper()}) there", file=where, key="post_processor")
-        if ids and sv.ids.get(typ, _default_id(model, pre, typ)) != ids[0]:
+        default_ids, default_flags = _defaults(model, pre)
+        if ids and sv.ids.get(typ, default_ids.get(typ)) != ids[0]:
             sv.ids[typ] = ids[0]
-        if not always and sv.add.get(typ, _default_add(model, pre, typ)) != bool(ids):
+        if not always and sv.add.get(typ, default_flags[f"add_{typ}"]) != bool(ids):
             sv.add[typ] = bool(ids)
 
 
@@ -314,29 +313,20 @@ def match_unknown(sv: SpecialVocab, model: str, tokenizer: dict[str, Any]) -> No
     0 for SentencePiece) when the GGUF names none, and gguf-py finds an id only through a
     config's ``unk_token``.
     """
-    if "unk" in sv.ids or model not in _DEFAULT_IDS:
+    if "unk" in sv.ids or model not in _SIDES:
         return
     body = tokenizer.get("model")
     name = body.get("unk_token") if isinstance(body, dict) else None
     vocab = body.get("vocab") if isinstance(body, dict) else None
     tid = vocab.get(name) if isinstance(name, str) and isinstance(vocab, dict) else None
-    if isinstance(tid, int) and tid != _DEFAULT_IDS[model].get("unk"):
+    if isinstance(tid, int) and tid != _defaults(model, "")[0].get("unk"):
         sv.set_id("unk", tid)
 
 
-def _default_id(model: str, pre: str, typ: str) -> int | None:
-    found = PRE_TYPES.get(pre) if model == "gpt2" else None
-    return None if found is not None and found.bos_none and typ == "bos" else _DEFAULT_IDS[model].get(typ)
-
-
-def _default_add(model: str, pre: str, typ: str) -> bool:
-    """llama.cpp's add_bos / add_eos without the key: SPM adds BOS, BPE as its pre type says."""
-    if typ != "bos":
-        return False
-    if model == "llama":
-        return True
-    found = PRE_TYPES.get(pre) if model == "gpt2" else None
-    return bool(found is not None and found.add_bos)
+def _defaults(model: str, pre: str) -> tuple[dict[str, int], dict[str, bool]]:
+    """llama.cpp's special ids and add flags for a GGUF naming none (`formats.gguf.default_special`);
+    `pre` counts for a BPE only."""
+    return default_special(model, PRE_TYPES.get(pre) if model == "gpt2" else None)
 
 
 def _token_text(tokenizer: dict[str, Any], tid: int) -> str:

@@ -125,9 +125,7 @@ def read_gguf_vocab(path: str | os.PathLike[str]) -> GGUFVocab:
 
         pre = pre_type("gemma4" if model == "gemma4" else kv.get(Tokenizer.PRE), Tokenizer.PRE)
     flags = _flags(vocab_type, pre, kv)
-    if pre is not None and pre.bos_none:
-        default_ids = {k: v for k, v in default_ids.items() if k != "bos"}
-    ids = _special_ids(default_ids, kv, len(texts))
+    ids = _special_ids(_default_ids(default_ids, pre), kv, len(texts))
     token_ids = dict(zip(texts, range(len(texts))))
     specials = llama_specials(texts, token_types, ids, pre=str(kv.get(Tokenizer.PRE) or ""),
                               architecture=str(kv.get(General.ARCHITECTURE) or ""),
@@ -184,6 +182,17 @@ def _parallel_array(kv: dict[str, Any], key: str, n: int, file: str) -> Any:
     if len(value) != n:
         raise FormatError(f"{len(value)} entries for {n} tokens", file=file, key=key)
     return value
+
+
+def default_special(model: str, pre: PreType | None) -> tuple[dict[str, int], dict[str, bool]]:
+    """The special ids and flags llama.cpp takes for a GGUF of ``tokenizer.ggml.model`` `model` (one of
+    `VOCAB_TYPES`) and pre type `pre` (a BPE's) when its keys name none."""
+    vocab_type, ids = VOCAB_TYPES[model]
+    return _default_ids(ids, pre), _flags(vocab_type, pre, {})
+
+
+def _default_ids(ids: dict[str, int], pre: PreType | None) -> dict[str, int]:
+    return {k: v for k, v in ids.items() if k != "bos"} if pre is not None and pre.bos_none else ids
 
 
 def _flags(vocab_type: str, pre: PreType | None, kv: dict[str, Any]) -> dict[str, bool]:
