@@ -19,7 +19,8 @@ from ..errors import FormatError
 from ..formats import folder as folder_files
 from ..formats.compressed import read_bytes
 from ..formats.gguf_keys import Tokenizer, chat_template_key
-from ..formats.gguf_token_attrs import LLAMA_EOG_TEXTS
+from ..formats.gguf_token_attrs import LLAMA_EOG_TEXTS, LSTRIP_MASK_PRES
+from ..formats.hf_json import sequence_steps
 from ..formats.redefinitions import CONTROL, NORMAL, TYPE_NAMES, USER_DEFINED, SpmVocab, apply, rule_for
 from .gguf_special_vocab import SpecialVocab, match_post_processor, match_unknown, read_special_vocab
 from .gguf_vocab import (
@@ -137,11 +138,6 @@ def _added_tokens_typed(data: dict[str, Any], keys: list[KeyValue], facts: dict[
     keys[at] = KeyValue(Tokenizer.TOKEN_TYPE, types, keys[at].kind)
 
 
-# llama.cpp strips the spaces before a token (LSTRIP) only by name: "<mask>" under these pre types
-# (llama-vocab.cpp llama_vocab::impl::load, "set attributes by model/tokenizer/architecture name")
-_LSTRIP_PRE = ("jina-v2-de", "jina-v2-es", "jina-v2-code")
-
-
 # pre types llama.cpp loads alike (llama-vocab.cpp impl::load: the same regexes and flags), the second of
 # each also stripping the spaces before "<mask>"
 _LSTRIP_TWINS = {"roberta-bpe": "jina-v2-code", "gpt-2": "jina-v2-es"}
@@ -171,17 +167,17 @@ def _lstrip_twin(data: dict[str, Any], keys: list[KeyValue], facts: dict[str, An
 def _refuse_lstrip(data: dict[str, Any], facts: dict[str, Any], where: str) -> None:
     """A `FormatError` for an added token HF matches with the spaces before it (``lstrip``).
 
-    llama.cpp gives a GGUF's tokens that attribute only by model name (`_LSTRIP_PRE`), so the
+    llama.cpp gives a GGUF's tokens that attribute only by model name (`LSTRIP_MASK_PRES`), so the
     spaces would be tokenized as text before the token.
     """
     for i, entry in enumerate(data.get("added_tokens") or []):
         if not isinstance(entry, dict) or not entry.get("lstrip"):
             continue
-        if entry.get("content") == "<mask>" and any(p in str(facts["pre"]) for p in _LSTRIP_PRE):
+        if entry.get("content") == "<mask>" and any(p in str(facts["pre"]) for p in LSTRIP_MASK_PRES):
             continue
         raise FormatError(f"added token {entry.get('content')!r} (id {entry.get('id')}) takes the spaces before "
                           "it (lstrip): llama.cpp strips none for a GGUF's tokens (only '<mask>' under the pre "
-                          "types " + ", ".join(_LSTRIP_PRE) + ")", file=where, key=f"added_tokens.{i}.lstrip")
+                          "types " + ", ".join(LSTRIP_MASK_PRES) + ")", file=where, key=f"added_tokens.{i}.lstrip")
 
 
 def _space_prefix_key(data: dict[str, Any]) -> list[KeyValue]:
@@ -195,22 +191,12 @@ def _space_prefix_key(data: dict[str, Any]) -> list[KeyValue]:
     with neither, the key is written false. Read only when tokenizer_config.json's
     ``add_prefix_space`` says nothing (`_add_prefix_key`).
     """
-    normalizers = _steps(data.get("normalizer"), "normalizers")
-    pre_tokenizers = _steps(data.get("pre_tokenizer"), "pretokenizers")
+    normalizers = [n for n in sequence_steps(data.get("normalizer"), "normalizers") if isinstance(n, dict)]
+    pre_tokenizers = [p for p in sequence_steps(data.get("pre_tokenizer"), "pretokenizers") if isinstance(p, dict)]
     prepends = any(n.get("type") == "Prepend" and n.get("prepend") == "\u2581" for n in normalizers) or any(
         p.get("type") == "Metaspace" and p.get("prepend_scheme", "never" if p.get("add_prefix_space") is False
                                                 else "always") in ("always", "first") for p in pre_tokenizers)
     return [] if prepends else [KeyValue(Tokenizer.ADD_PREFIX, False, "bool")]
-
-
-def _steps(component: Any, inner: str) -> list[dict[str, Any]]:
-    """A normalizer or pre-tokenizer and, for a ``Sequence``, the steps inside it (nested ones too)."""
-    if not isinstance(component, dict):
-        return []
-    if component.get("type") != "Sequence":
-        return [component]
-    children = component.get(inner)
-    return [step for child in (children if isinstance(children, list) else []) for step in _steps(child, inner)]
 
 
 def _template_keys(template: str | list[dict[str, str]] | None) -> list[KeyValue]:

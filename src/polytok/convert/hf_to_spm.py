@@ -51,6 +51,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..formats.compressed import read_bytes
+from ..formats.hf_json import sequence_steps
 from ..formats.sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, as_float32
 from ..formats.sentencepiece_writer import model_bytes
 from .outcome import ConversionRefused, Written
@@ -153,16 +154,8 @@ def _find(pieces: list[str], types: list[int], spelling: str) -> int:
     return -1
 
 
-def _steps(component: Any, key: str) -> list[Any]:
-    if component is None:
-        return []
-    if isinstance(component, dict) and component.get("type") == "Sequence":
-        return [step for item in component.get(key, []) for step in _steps(item, key)]
-    return [component]
-
-
 def _normalizer_spec(normalizer: Any, pre_tokenizer: Any, reasons: list[str], notes: list[str]) -> dict[str, Any]:
-    steps = _steps(normalizer, "normalizers")
+    steps = sequence_steps(normalizer, "normalizers")
     charsmap = b""
     strip = fold = prepend = escape = False
     prepend_text = None
@@ -208,7 +201,7 @@ def _normalizer_spec(normalizer: Any, pre_tokenizer: Any, reasons: list[str], no
 
 
 def _pre_tokenizer(pre_tokenizer: Any, escape: bool, reasons: list[str]) -> None:
-    for step in _steps(pre_tokenizer, "pretokenizers"):
+    for step in sequence_steps(pre_tokenizer, "pretokenizers"):
         kind = step.get("type") if isinstance(step, dict) else None
         pattern = step.get("pattern") if isinstance(step, dict) else None
         if kind == "Split" and isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and \

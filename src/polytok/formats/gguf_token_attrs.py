@@ -34,7 +34,7 @@ from ..errors import FormatError
 from ..special import LongestFirstPartition, PartitionEntry
 
 __all__ = ["ATTR_UNKNOWN", "ATTR_UNUSED", "ATTR_NORMAL", "ATTR_CONTROL", "ATTR_USER_DEFINED", "ATTR_BYTE",
-           "ATTR_LSTRIP", "ATTR_RSTRIP", "GGUF_TYPE_TO_ATTR", "LLAMA_AUTODETECT", "LLAMA_EOG_TEXTS",
+           "ATTR_LSTRIP", "ATTR_RSTRIP", "LSTRIP_MASK_PRES", "GGUF_TYPE_TO_ATTR", "LLAMA_AUTODETECT", "LLAMA_EOG_TEXTS",
            "LlamaSpecials", "llama_specials"]
 
 # Token attribute bits (llama.h, enum llama_token_attr) and the GGUF token types that set them.
@@ -144,9 +144,13 @@ def _eog(by_text: dict[str, int], attrs: list[int], ids: dict[str, int | None]) 
     return eog
 
 
+#: the pre names under which llama.cpp strips the spaces before "<mask>" (LSTRIP; a name holding one counts)
+LSTRIP_MASK_PRES = ("jina-v2-de", "jina-v2-es", "jina-v2-code")
+
+
 def _name_rules(by_text: dict[str, int], attrs: list[int], pre: str, arch: str, name: str) -> None:
     """LSTRIP/RSTRIP that llama.cpp sets by tokenizer, architecture or model name (first rule only)."""
-    if any(p in pre for p in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
+    if any(p in pre for p in LSTRIP_MASK_PRES) or any(
             a in arch for a in ("nomic-bert-moe", "jina-bert-v3")):
         if "<mask>" in by_text:
             attrs[by_text["<mask>"]] |= ATTR_LSTRIP

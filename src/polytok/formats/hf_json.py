@@ -37,7 +37,19 @@ from . import folder as folder_files
 from .chat_templates import folder_templates
 from .compressed import read_bytes
 
-__all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json"]
+__all__ = ["read_tokenizer_json", "read_model_folder", "parse_tokenizer_json", "sequence_steps"]
+
+
+def sequence_steps(component: Any, key: str) -> list[Any]:
+    """A tokenizer.json normalizer, pre-tokenizer or decoder as its list of steps: the steps of a
+    ``Sequence`` under `key` (``normalizers``, ``pretokenizers``, ``decoders``), nested ones
+    flattened in order; anything else alone (a step that is no object too); none for null."""
+    if component is None:
+        return []
+    if not isinstance(component, dict) or component.get("type") != "Sequence":
+        return [component]
+    children = component.get(key)
+    return [step for child in (children if isinstance(children, list) else []) for step in sequence_steps(child, key)]
 
 
 class AddedTokenEntry(TypedDict):
