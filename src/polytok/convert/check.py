@@ -72,11 +72,15 @@ import tempfile
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import PolytokError
 from ..formats import folder as folder_files
 from ..formats.gguf_token_attrs import LLAMA_EOG_TEXTS
 from ..tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from ..formats.gguf import GGUFVocab
 from .texts import CHECK_TEXTS
 
 __all__ = ["ConversionCheckError", "CheckReport", "DIFFERENCES", "check_gguf"]
@@ -164,18 +168,11 @@ def check_gguf(folder: Path, gguf_path: Path, path: str, redefined: dict[str, in
         written = build_tokenizer(vocab)
     except PolytokError as exc:
         raise ConversionCheckError(f"the GGUF written cannot be read back ({exc})") from None
-    check = _Check(folder, written, path, redefined or {}, vocab.flags["ignore_merges"], like_converter)
-    check.attrs = list(vocab.specials.attrs)
-    check.byte_level = vocab.pre is not None and vocab.pre.byte_encode
-    return check.run()
-
-
-# the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF)
-_UTF8_BYTES = [*range(0xC0), *range(0xC2, 0xF5)]
+    return _Check(folder, written, path, redefined or {}, vocab, like_converter).run()
 
 
 def _char_with_byte(b: int) -> str:
-    """A character whose UTF-8 holds the byte `b` (one of `_UTF8_BYTES`)."""
+    """A character whose UTF-8 holds the byte `b` (one of `UTF8_BYTES`)."""
     if b < 0xC0:  # ASCII itself; a continuation byte ends U+0080..U+00BF
         return chr(b)
     if b < 0xE0:
@@ -187,13 +184,14 @@ def _char_with_byte(b: int) -> str:
 
 class _Check:
     def __init__(self, folder: Path, written: Tokenizer, path: str, redefined: dict[str, int],
-                 ignore_merges: bool, like_converter: bool) -> None:
+                 vocab: GGUFVocab, like_converter: bool) -> None:
         self.folder, self.written, self.path = folder, written, path
         self.like_converter = like_converter  # the llama-hf path's -1000 scores, not the ranks'
-        self.attrs: list[int] = []  # the GGUF's token attributes, as llama.cpp loads them
-        self.byte_level = False  # the GGUF's words are byte-encoded
+        # the GGUF as llama.cpp loads it: token attributes, ignore_merges, byte-encoded words
+        self.attrs = vocab.specials.attrs
+        self.ignore_merges = vocab.flags["ignore_merges"]
+        self.byte_level = vocab.pre is not None and vocab.pre.byte_encode
         self._missing: list[int] | None = None
-        self.ignore_merges = ignore_merges  # the GGUF's, as llama.cpp loads it
         self.source = _source(folder, path)
         # the source's id of each redefined text -> the base id the converter gave it
         found = {text: self.source.token_to_id(text) for text in redefined}
@@ -226,9 +224,9 @@ class _Check:
     def _missing_bytes(self) -> list[int]:
         """The bytes UTF-8 text can hold whose byte-level symbol is no entry (GPT-2 path only)."""
         if self._missing is None:
-            from ..text.byte_alphabet import BYTES_TO_CHARS
+            from ..text.byte_alphabet import BYTES_TO_CHARS, UTF8_BYTES
 
-            self._missing = [b for b in _UTF8_BYTES if self.path == "gpt2" and self.byte_level
+            self._missing = [b for b in UTF8_BYTES if self.path == "gpt2" and self.byte_level
                              and self.source.token_to_id(BYTES_TO_CHARS[b]) is None]
         return self._missing
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..formats.gguf import GGUFVocab
 from ..formats.gguf_token_attrs import ATTR_BYTE, ATTR_CONTROL, ATTR_NORMAL, ATTR_UNKNOWN, ATTR_USER_DEFINED
-from ..text.byte_alphabet import BYTES_TO_CHARS
+from ..text.byte_alphabet import BYTES_TO_CHARS, UTF8_BYTES
 from .gguf_to_hf_regex import onig_regex
 
 __all__ = ["Stages", "stages_of", "decode_differences", "onig_literal", "unreachable_renames"]
@@ -48,8 +48,6 @@ _CHAR_TO_BYTE = {ch: b for b, ch in enumerate(BYTES_TO_CHARS)}
 # llama_detokenize's clean_spaces passes, in order, as regex replacements of the whole text
 _CLEAN_SPACES = ((" (?=[?!.,])", ""), (" ' ", "'"), (" (?='(?:s|m|re|ve))", ""))
 _BYTE_TEXT = re.compile("<0x[0-9A-Fa-f]{2}>")
-# the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF): a byte-level vocabulary may lack the others
-_UTF8_BYTES = frozenset(range(0xC0)) | frozenset(range(0xC2, 0xF5))
 # entries rewritten one decoder step each before a ByteLevel decoder, at most
 _MAX_RENDERINGS = 64
 # HF's WordPiece reads a word of more characters than this as unknown; llama.cpp has no limit
@@ -323,7 +321,7 @@ def _bpe(vocab: GGUFVocab) -> tuple[Stages, list[str]]:
             splits.append({"type": "Split", "pattern": _regex(pattern), "behavior": "Isolated", "invert": False})
     normalizer = None
     if vocab.pre.byte_encode:
-        missing = [c for b, c in enumerate(BYTES_TO_CHARS) if b in _UTF8_BYTES and c not in vocab.token_ids]
+        missing = [BYTES_TO_CHARS[b] for b in UTF8_BYTES if BYTES_TO_CHARS[b] not in vocab.token_ids]
         splits.append({"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False})
         if missing and vocab.flags["ignore_merges"]:
             reasons.append(f"{len(missing)} byte symbols (first {missing[0]!r}) are not entries: llama.cpp drops "

@@ -31,6 +31,8 @@ def _build_alphabet() -> list[str]:
 
 BYTES_TO_CHARS: list[str] = _build_alphabet()
 CHARS_TO_BYTES: dict[str, int] = {c: b for b, c in enumerate(BYTES_TO_CHARS)}
+#: the bytes UTF-8 text can hold (never 0xC0, 0xC1, 0xF5..0xFF): a byte-level vocabulary may lack the others
+UTF8_BYTES: tuple[int, ...] = (*range(0xC0), *range(0xC2, 0xF5))
 
 
 def byte_level_flags(d: dict[str, Any], path: str) -> tuple[bool, bool, bool]:
