@@ -4,9 +4,9 @@ llama.cpp's SPM session joins the best-scored pair, the leftmost among equals
 (llama-vocab.cpp ``llm_tokenizer_spm_session``); HF's BPE the lowest rank. Baichuan's
 ``-->``, ``---`` and ``▁t`` share the best score 0 (its llama.cpp goldens, under
 ``-m slow`` in test_gguf_to_hf.py, are exact). Here a vocabulary of that shape is
-written and HF tokenizers on the folder is held to polytok's GGUF reader (itself held
-to llama.cpp by the goldens) on every text of ``-``, ``>``, `` `` and ``t`` up to 7
-characters; a tie with no ranking (``ab`` and ``ba`` at the best score) is refused.
+written and HF tokenizers on the folder is held to llama.cpp 0.3.36 on every text of its
+alphabet up to `LONGEST` characters (tools/gen_gguf_to_hf_synthetic.py); a tie with no
+ranking (``ab`` and ``ba`` at the best score) is refused.
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ import itertools
 
 import pytest
 
-import polytok
-
 gguf = pytest.importorskip("gguf")
 tokenizers = pytest.importorskip("tokenizers")
 
 from polytok.convert.gguf_to_hf import write_hf_folder  # noqa: E402
 from polytok.convert.outcome import ConversionRefused  # noqa: E402
+
+from .synthetic_goldens import llama_cpp_outputs  # noqa: E402
+
+LONGEST = 7
 
 
 def spm_gguf(path, pieces: dict[str, float]) -> None:
@@ -56,13 +58,12 @@ def test_tie_at_the_best_score_joins_as_llama_cpp(tmp_path, shape):
     spm_gguf(tmp_path / "v.gguf", pieces)
     write_hf_folder(str(tmp_path / "v.gguf"), str(tmp_path / "hf"))
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
-    llama = polytok.load(tmp_path / "v.gguf")
+    llama, _ = llama_cpp_outputs(f"top-ties-{shape}", tmp_path / "v.gguf")
     bad = []
-    for n in range(1, 8):
+    for n in range(1, LONGEST + 1):
         for chars in itertools.product(alphabet, repeat=n):
             text = "".join(chars)
-            want = llama.encode(text, add_special=False)
-            if hf.encode(text, add_special_tokens=False).ids != want:
+            if hf.encode(text, add_special_tokens=False).ids != llama[text]:
                 bad.append(text)
     assert not bad, (len(bad), bad[:5])
 
